@@ -1,0 +1,302 @@
+package io.flexiq;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * How one job is enqueued: its dedup key inputs and its ordinary job options. Built by
+ * {@link #builder()}; immutable; one instance may serve any number of calls.
+ *
+ * <p>The dedup key is resolved in Java before the call reaches native code, first match wins:
+ * {@link Builder#uniqueKey uniqueKey} (alias {@link Builder#jobId jobId}), then
+ * {@link Builder#idempotencyKey idempotencyKey}, then a key derived from the task name and
+ * payload when {@link Builder#idempotent idempotent(true)} is set on the call, or when the task
+ * is idempotent and the call does not say {@code idempotent(false)}; otherwise the job has no key.
+ *
+ * <p>Options left unset stay unset: an omitted {@code runAt} means "as soon as possible" and is
+ * not part of what a replay is compared with.
+ */
+public final class EnqueueOptions {
+    /** The scope keys live in unless a call names another. */
+    public static final String DEFAULT_SCOPE = "default";
+    /** The queue jobs go to unless a call names another. */
+    public static final String DEFAULT_QUEUE = "default";
+    /** The attempt budget of a job unless a call sets another. */
+    public static final int DEFAULT_MAX_ATTEMPTS = 20;
+
+    private static final EnqueueOptions DEFAULTS = new Builder().build();
+
+    private final String uniqueKey;
+    private final String idempotencyKey;
+    private final Boolean idempotent;
+    private final String queue;
+    private final int priority;
+    private final Instant runAt;
+    private final Duration delay;
+    private final int maxAttempts;
+    private final RetryPolicy retryPolicy;
+    private final SortedSet<String> tags;
+    private final Duration timeout;
+    private final String scope;
+    private final Duration keyRetention;
+
+    private EnqueueOptions(Builder b) {
+        this.uniqueKey = b.uniqueKey;
+        this.idempotencyKey = b.idempotencyKey;
+        this.idempotent = b.idempotent;
+        this.queue = b.queue;
+        this.priority = b.priority;
+        this.runAt = b.runAt;
+        this.delay = b.delay;
+        this.maxAttempts = b.maxAttempts;
+        this.retryPolicy = b.retryPolicy;
+        this.tags = Collections.unmodifiableSortedSet(new TreeSet<>(b.tags));
+        this.timeout = b.timeout;
+        this.scope = b.scope;
+        this.keyRetention = b.keyRetention;
+    }
+
+    /** Options with nothing set: default queue and scope, no key unless the task derives one. */
+    public static EnqueueOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** Starts a builder with nothing set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder that starts from these options. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.uniqueKey = uniqueKey;
+        b.idempotencyKey = idempotencyKey;
+        b.idempotent = idempotent;
+        b.queue = queue;
+        b.priority = priority;
+        b.runAt = runAt;
+        b.delay = delay;
+        b.maxAttempts = maxAttempts;
+        b.retryPolicy = retryPolicy;
+        b.tags.addAll(tags);
+        b.timeout = timeout;
+        b.scope = scope;
+        b.keyRetention = keyRetention;
+        return b;
+    }
+
+    /** The literal storage key, if set. */
+    public Optional<String> uniqueKey() {
+        return Optional.ofNullable(uniqueKey);
+    }
+
+    /** The idempotency key, if set. */
+    public Optional<String> idempotencyKey() {
+        return Optional.ofNullable(idempotencyKey);
+    }
+
+    /** The per-call auto-derivation override, if set. */
+    public Optional<Boolean> idempotent() {
+        return Optional.ofNullable(idempotent);
+    }
+
+    /** The queue the job goes to. */
+    public String queue() {
+        return queue;
+    }
+
+    /** The job's priority: higher runs first among jobs that are due. */
+    public int priority() {
+        return priority;
+    }
+
+    /** The explicit time the job becomes due, if set. */
+    public Optional<Instant> runAt() {
+        return Optional.ofNullable(runAt);
+    }
+
+    /** The requested delay from acceptance until the job is due, if set. */
+    public Optional<Duration> delay() {
+        return Optional.ofNullable(delay);
+    }
+
+    /** How many attempts the job gets before it is dead-lettered. */
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** How long the job waits between failed attempts. */
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    /** The job's tags, sorted. */
+    public SortedSet<String> tags() {
+        return tags;
+    }
+
+    /** How long one attempt may run before it counts as failed, if set. */
+    public Optional<Duration> timeout() {
+        return Optional.ofNullable(timeout);
+    }
+
+    /** The scope the dedup key lives in. */
+    public String scope() {
+        return scope;
+    }
+
+    /** How long a key stays bound after acceptance even once its job has finished, if set. */
+    public Optional<Duration> keyRetention() {
+        return Optional.ofNullable(keyRetention);
+    }
+
+    /** Builds {@link EnqueueOptions}. Every setter checks its argument at once. */
+    public static final class Builder {
+        private String uniqueKey;
+        private String idempotencyKey;
+        private Boolean idempotent;
+        private String queue = DEFAULT_QUEUE;
+        private int priority;
+        private Instant runAt;
+        private Duration delay;
+        private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+        private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+        private final TreeSet<String> tags = new TreeSet<>();
+        private Duration timeout;
+        private String scope = DEFAULT_SCOPE;
+        private Duration keyRetention;
+
+        private Builder() {}
+
+        /**
+         * The literal dedup key; wins over every other key input.
+         *
+         * @throws IllegalArgumentException if empty, over 512 bytes of UTF-8 or containing NUL
+         */
+        public Builder uniqueKey(String key) {
+            this.uniqueKey = Limits.key(key);
+            return this;
+        }
+
+        /** Alias of {@link #uniqueKey(String)}. */
+        public Builder jobId(String key) {
+            return uniqueKey(key);
+        }
+
+        /**
+         * A dedup key, used when no {@link #uniqueKey(String)} is set.
+         *
+         * @throws IllegalArgumentException if empty, over 512 bytes of UTF-8 or containing NUL
+         */
+        public Builder idempotencyKey(String key) {
+            this.idempotencyKey = Limits.key(key);
+            return this;
+        }
+
+        /**
+         * Forces key derivation from the task name and payload on ({@code true}) or off
+         * ({@code false}) for this call, overriding the task's default. An explicit key still wins.
+         */
+        public Builder idempotent(boolean idempotent) {
+            this.idempotent = idempotent;
+            return this;
+        }
+
+        /** The queue the job goes to (default {@value EnqueueOptions#DEFAULT_QUEUE}). */
+        public Builder queue(String queue) {
+            this.queue = Limits.name("queue", queue);
+            return this;
+        }
+
+        /** Higher runs first among due jobs (default 0). */
+        public Builder priority(int priority) {
+            this.priority = priority;
+            return this;
+        }
+
+        /** An explicit time at which the job becomes due; replaces any {@link #delay}. */
+        public Builder runAt(Instant runAt) {
+            if (runAt == null) {
+                throw new IllegalArgumentException("runAt must not be null");
+            }
+            this.runAt = runAt;
+            this.delay = null;
+            return this;
+        }
+
+        /** A delay from acceptance until the job is due; replaces any {@link #runAt}. */
+        public Builder delay(Duration delay) {
+            this.delay = Durations.nonNegative("delay", delay);
+            this.runAt = null;
+            return this;
+        }
+
+        /** The attempt budget, at least 1 (default {@value EnqueueOptions#DEFAULT_MAX_ATTEMPTS}). */
+        public Builder maxAttempts(int maxAttempts) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1, got " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /** The wait between failed attempts (default {@link RetryPolicy#DEFAULT}). */
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            if (retryPolicy == null) {
+                throw new IllegalArgumentException("retryPolicy must not be null");
+            }
+            this.retryPolicy = retryPolicy;
+            return this;
+        }
+
+        /** Adds tags; their order does not matter. */
+        public Builder tags(Collection<String> tags) {
+            if (tags == null) {
+                throw new IllegalArgumentException("tags must not be null");
+            }
+            for (String tag : tags) {
+                this.tags.add(Limits.name("tag", tag));
+            }
+            return this;
+        }
+
+        /** Adds tags; their order does not matter. */
+        public Builder tags(String... tags) {
+            if (tags == null) {
+                throw new IllegalArgumentException("tags must not be null");
+            }
+            return tags(java.util.Arrays.asList(tags));
+        }
+
+        /** How long one attempt may run before it counts as failed; positive. */
+        public Builder timeout(Duration timeout) {
+            this.timeout = Durations.positive("timeout", timeout);
+            return this;
+        }
+
+        /** The scope the key lives in (default {@value EnqueueOptions#DEFAULT_SCOPE}). */
+        public Builder scope(String scope) {
+            this.scope = Limits.name("scope", scope);
+            return this;
+        }
+
+        /**
+         * Keeps the key bound until acceptance plus {@code retention}, even after the job has
+         * finished, so that a replay in that window returns the finished job's id.
+         */
+        public Builder keyRetention(Duration retention) {
+            this.keyRetention = Durations.nonNegative("keyRetention", retention);
+            return this;
+        }
+
+        /** The immutable options. */
+        public EnqueueOptions build() {
+            return new EnqueueOptions(this);
+        }
+    }
+}
