@@ -1,5 +1,7 @@
 //! The one error type of the core. The JNI bridge maps each variant to one Java exception class.
 
+use std::fmt;
+
 /// Everything the core can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -10,7 +12,74 @@ pub enum Error {
     /// The payload bytes are not JSON that RFC 8785 can canonicalize.
     #[error("payload is not serializable as canonical JSON: {0}")]
     InvalidPayload(String),
+
+    /// A key is bound to a job accepted with a different request. Nothing was written.
+    #[error("{0}")]
+    Conflict(Box<Conflict>),
+
+    /// PostgreSQL could not be reached (or not within the connect timeout). Nothing was written.
+    #[error("PostgreSQL is unavailable: {0}")]
+    Unavailable(String),
+
+    /// PostgreSQL refused or failed a statement.
+    #[error("PostgreSQL error: {0}")]
+    Storage(String),
 }
 
 /// Shorthand for results of the core.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// An idempotency conflict: the same key, a different request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    /// The entry of the batch that conflicted (0 for a single enqueue).
+    pub index: usize,
+    /// The job holding the key, or `None` when the key's first use is an earlier entry of the
+    /// same batch (which was not written either).
+    pub job_id: Option<i64>,
+    /// That earlier entry, for a conflict inside one batch.
+    pub batch_index: Option<usize>,
+    /// The key's bounded preview.
+    pub key_preview: String,
+    /// The key's SHA-256, in hex.
+    pub key_digest: String,
+    /// The request fields that differ, by their option names.
+    pub fields: Vec<String>,
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "idempotency conflict: key {} (sha256 {})",
+            self.key_preview, self.key_digest
+        )?;
+        match (self.job_id, self.batch_index) {
+            (Some(job), _) => write!(f, " is bound to job {job}")?,
+            (None, Some(earlier)) => write!(f, " was first used by entry {earlier} of this batch")?,
+            (None, None) => write!(f, " is bound to another job")?,
+        }
+        write!(
+            f,
+            ", accepted with a different request; differing fields: {}",
+            self.fields.join(", ")
+        )?;
+        if self.index > 0 || self.batch_index.is_some() {
+            write!(f, " (batch entry {})", self.index)?;
+        }
+        write!(f, "; nothing was written")
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        match e {
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::WorkerCrashed => Error::Unavailable(e.to_string()),
+            other => Error::Storage(other.to_string()),
+        }
+    }
+}

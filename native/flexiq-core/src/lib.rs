@@ -1,10 +1,20 @@
-//! FlexiQ's core: the cross-binding dedup key recipe, input validation and (later) every
+//! FlexiQ's core: the cross-binding dedup key recipe, input validation, the schema and every
 //! PostgreSQL statement. Nothing in this crate knows about JNI; the bridge crate converts
 //! arguments and maps [`Error`] to Java exceptions.
 
 pub mod canonical;
+pub mod client;
+pub mod enqueue;
 pub mod error;
+pub mod jobs;
+pub mod keys;
 pub mod recipe;
+pub mod request;
+pub mod schema;
 pub mod validate;
 
-pub use error::{Error, Result};
+pub use client::{Client, ClientConfig};
+pub use enqueue::{Enqueued, Outcome};
+pub use error::{Conflict, Error, Result};
+pub use jobs::{ClaimedJob, JobInfo};
+pub use request::{JobRequest, RetryPolicy, Schedule};

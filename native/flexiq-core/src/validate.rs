@@ -14,6 +14,14 @@ pub fn key(key: &str) -> Result<()> {
     non_empty_bounded_without_nul("key", key, MAX_KEY_BYTES)
 }
 
+/// The longest scope, queue or tag accepted, in bytes of UTF-8.
+pub const MAX_NAME_BYTES: usize = 128;
+
+/// Checks a scope, queue or tag (`what` names it in the message).
+pub fn name(what: &str, value: &str) -> Result<()> {
+    non_empty_bounded_without_nul(what, value, MAX_NAME_BYTES)
+}
+
 /// Checks a task name.
 pub fn task_name(name: &str) -> Result<()> {
     non_empty_bounded_without_nul("task name", name, MAX_TASK_NAME_BYTES)

@@ -1,6 +1,9 @@
-//! Argument conversion from Java values to Rust values. A null reference is a bad argument.
+//! Argument conversion from Java values to Rust values. A null reference is a bad argument
+//! unless the parameter says it may be null.
 
-use jni::objects::{JByteArray, JString};
+use jni::objects::{
+    IntoAuto, JByteArray, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString,
+};
 use jni::Env;
 
 use crate::errors::{BridgeError, BridgeResult};
@@ -10,10 +13,17 @@ pub(crate) fn string_arg(
     value: &JString<'_>,
     name: &'static str,
 ) -> BridgeResult<String> {
+    optional_string_arg(env, value)?.ok_or(BridgeError::NullArgument(name))
+}
+
+pub(crate) fn optional_string_arg(
+    env: &Env<'_>,
+    value: &JString<'_>,
+) -> BridgeResult<Option<String>> {
     if value.is_null() {
-        return Err(BridgeError::NullArgument(name));
+        return Ok(None);
     }
-    Ok(value.try_to_string(env)?)
+    Ok(Some(value.try_to_string(env)?))
 }
 
 pub(crate) fn bytes_arg(
@@ -25,4 +35,75 @@ pub(crate) fn bytes_arg(
         return Err(BridgeError::NullArgument(name));
     }
     Ok(env.convert_byte_array(value)?)
+}
+
+/// Reads a whole primitive array, checking that it has `len` elements.
+macro_rules! primitive_array_arg {
+    ($fn_name:ident, $array:ident, $elem:ty) => {
+        pub(crate) fn $fn_name(
+            env: &Env<'_>,
+            array: &$array<'_>,
+            len: usize,
+            name: &'static str,
+        ) -> BridgeResult<Vec<$elem>> {
+            if array.is_null() {
+                return Err(BridgeError::NullArgument(name));
+            }
+            check_len(array.len(env)?, len, name)?;
+            let mut out = vec![<$elem>::default(); len];
+            array.get_region(env, 0, &mut out)?;
+            Ok(out)
+        }
+    };
+}
+
+primitive_array_arg!(long_array_arg, JLongArray, i64);
+primitive_array_arg!(int_array_arg, JIntArray, i32);
+primitive_array_arg!(double_array_arg, JDoubleArray, f64);
+
+fn check_len(actual: usize, expected: usize, name: &'static str) -> BridgeResult<()> {
+    if actual != expected {
+        return Err(BridgeError::BadArgument(format!(
+            "{name} has {actual} entries, expected {expected}"
+        )));
+    }
+    Ok(())
+}
+
+/// Reads a `String[]` whose entries may be null; local references are freed as they are read,
+/// so a batch of any size stays within the JNI frame's capacity.
+pub(crate) fn string_array_arg(
+    env: &mut Env<'_>,
+    array: &JObjectArray<'_, JString<'_>>,
+    len: usize,
+    name: &'static str,
+) -> BridgeResult<Vec<Option<String>>> {
+    if array.is_null() {
+        return Err(BridgeError::NullArgument(name));
+    }
+    check_len(array.len(env)?, len, name)?;
+    let mut out = Vec::with_capacity(len);
+    for i in 0..len {
+        let element = array.get_element(env, i)?.auto();
+        out.push(optional_string_arg(env, &element)?);
+    }
+    Ok(out)
+}
+
+/// Reads a `byte[][]` with no null entries.
+pub(crate) fn bytes_array_arg(
+    env: &mut Env<'_>,
+    array: &JObjectArray<'_, JByteArray<'_>>,
+    name: &'static str,
+) -> BridgeResult<Vec<Vec<u8>>> {
+    if array.is_null() {
+        return Err(BridgeError::NullArgument(name));
+    }
+    let len = array.len(env)?;
+    let mut out = Vec::with_capacity(len);
+    for i in 0..len {
+        let element = array.get_element(env, i)?.auto();
+        out.push(bytes_arg(env, &element, name)?);
+    }
+    Ok(out)
 }

@@ -1,44 +1,96 @@
 //! Error mapping: every Rust failure becomes exactly one Java exception class, here and only here.
 
 use jni::errors::ErrorPolicy;
+use jni::objects::{JObject, JThrowable, JValue};
 use jni::strings::JNIString;
-use jni::Env;
+use jni::{jni_sig, jni_str, Env};
 
-/// What an entry point can fail with: the core's errors, or a failed JNI call.
+use flexiq_core::{Conflict, Error as Core};
+
+/// What an entry point can fail with: the core's errors, or a failure of the bridge itself.
 #[derive(Debug, thiserror::Error)]
 pub enum BridgeError {
     #[error(transparent)]
-    Core(#[from] flexiq_core::Error),
+    Core(#[from] Core),
     #[error("JNI call failed: {0}")]
     Jni(#[from] jni::errors::Error),
     #[error("{0} must not be null")]
     NullArgument(&'static str),
+    #[error("{0}")]
+    BadArgument(String),
+    #[error("this {0} is closed")]
+    Closed(&'static str),
+    #[error("could not start FlexiQ's runtime: {0}")]
+    Runtime(String),
+    #[error("{0}")]
+    LocalPostgres(#[from] flexiq_local_pg::Error),
 }
 
 pub type BridgeResult<T> = Result<T, BridgeError>;
 
 const ILLEGAL_ARGUMENT: &str = "java/lang/IllegalArgumentException";
+const ILLEGAL_STATE: &str = "java/lang/IllegalStateException";
 const FLEXIQ: &str = "io/flexiq/FlexiQException";
 const PAYLOAD: &str = "io/flexiq/PayloadSerializationException";
+const STORAGE: &str = "io/flexiq/StorageException";
+const UNAVAILABLE: &str = "io/flexiq/StorageUnavailableException";
 
+/// The Java class of every error but a conflict (which carries fields, see [`throw_conflict`]).
 fn java_class_of(err: &BridgeError) -> &'static str {
-    use flexiq_core::Error as Core;
     match err {
-        BridgeError::Core(Core::InvalidArgument(_)) | BridgeError::NullArgument(_) => {
-            ILLEGAL_ARGUMENT
-        }
+        BridgeError::Core(Core::InvalidArgument(_))
+        | BridgeError::NullArgument(_)
+        | BridgeError::BadArgument(_) => ILLEGAL_ARGUMENT,
         BridgeError::Core(Core::InvalidPayload(_)) => PAYLOAD,
-        BridgeError::Jni(_) => FLEXIQ,
+        BridgeError::Core(Core::Unavailable(_)) => UNAVAILABLE,
+        BridgeError::Core(Core::Storage(_)) => STORAGE,
+        BridgeError::Closed(_) => ILLEGAL_STATE,
+        BridgeError::Core(Core::Conflict(_))
+        | BridgeError::Jni(_)
+        | BridgeError::Runtime(_)
+        | BridgeError::LocalPostgres(_) => FLEXIQ,
     }
 }
 
 fn throw(env: &mut Env<'_>, class: &str, message: &str) -> jni::errors::Result<()> {
-    let outcome = env.throw_new(JNIString::from(class), JNIString::from(message));
+    accept_pending(env.throw_new(JNIString::from(class), JNIString::from(message)))
+}
+
+/// Throwing reports the exception it just raised as an error; that is success here.
+fn accept_pending(outcome: jni::errors::Result<()>) -> jni::errors::Result<()> {
     match outcome {
-        // throw_new reports the exception it just raised as an error; that is success here.
         Err(jni::errors::Error::JavaException) | Ok(()) => Ok(()),
         Err(other) => Err(other),
     }
+}
+
+/// `IdempotencyConflictException(String message, long jobId, int index, int batchIndex,
+/// String keyPreview, String keyDigest, String fields)`; -1 stands for "none", fields are
+/// comma-separated option names.
+fn throw_conflict(env: &mut Env<'_>, message: &str, c: &Conflict) -> jni::errors::Result<()> {
+    let message = JObject::from(env.new_string(message)?);
+    let preview = JObject::from(env.new_string(&c.key_preview)?);
+    let digest = JObject::from(env.new_string(&c.key_digest)?);
+    let fields = JObject::from(env.new_string(c.fields.join(","))?);
+    let index = i32::try_from(c.index).unwrap_or(i32::MAX);
+    let batch_index = c
+        .batch_index
+        .map_or(-1, |i| i32::try_from(i).unwrap_or(i32::MAX));
+    let exception = env.new_object(
+        jni_str!("io/flexiq/IdempotencyConflictException"),
+        jni_sig!("(Ljava/lang/String;JIILjava/lang/String;Ljava/lang/String;Ljava/lang/String;)V"),
+        &[
+            JValue::Object(&message),
+            JValue::Long(c.job_id.unwrap_or(-1)),
+            JValue::Int(index),
+            JValue::Int(batch_index),
+            JValue::Object(&preview),
+            JValue::Object(&digest),
+            JValue::Object(&fields),
+        ],
+    )?;
+    let exception = env.cast_local::<JThrowable>(exception)?;
+    accept_pending(env.throw(exception))
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
@@ -61,9 +113,12 @@ impl<T: Default> ErrorPolicy<T, BridgeError> for ThrowMapped {
         _cap: &mut (),
         err: BridgeError,
     ) -> jni::errors::Result<T> {
-        // A Java exception already pending (from a callback) is the more precise report.
+        // A Java exception already pending (from a JNI call) is the more precise report.
         if !env.exception_check() {
-            throw(env, java_class_of(&err), &err.to_string())?;
+            match &err {
+                BridgeError::Core(Core::Conflict(c)) => throw_conflict(env, &err.to_string(), c)?,
+                other => throw(env, java_class_of(other), &other.to_string())?,
+            }
         }
         Ok(T::default())
     }

@@ -5,7 +5,11 @@
 //! [`errors::ThrowMapped`], the one place where Rust errors get their Java exception class.
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+mod client;
 mod convert;
 mod diagnostics;
 mod errors;
+mod handles;
+mod local_pg;
 mod recipe;
+mod runtime;

@@ -59,7 +59,116 @@ public final class NativeBridge {
         nativePanicForTest(message);
     }
 
+    /** Connects a client; returns its handle. */
+    public static long connect(String url, String schema, int poolSize, long connectTimeoutMillis, boolean migrate) {
+        ensureLoaded();
+        return nativeConnect(url, schema, poolSize, connectTimeoutMillis, migrate);
+    }
+
+    /** Forgets a client handle; its connections close once running calls return. */
+    public static void close(long client) {
+        ensureLoaded();
+        nativeClose(client);
+    }
+
+    /** Applies missing migrations; returns how many ran. */
+    public static int migrate(long client) {
+        ensureLoaded();
+        return nativeMigrate(client);
+    }
+
+    /**
+     * Enqueues a batch given column by column; returns the job ids followed by the outcomes
+     * (0 accepted, 1 replayed). {@code Long.MIN_VALUE} marks an unset optional long.
+     */
+    public static long[] enqueue(long client, String[] tasks, byte[][] payloads, String[] resolvedKeys,
+            String[] scopes, String[] queues, int[] priorities, long[] runAtMicros, long[] delayMillis,
+            int[] maxAttempts, long[] retryInitialMillis, long[] retryMaxMillis, double[] retryMultipliers,
+            double[] retryJitters, long[] timeoutMillis, String[] nulSeparatedTags, long[] keyRetentionMillis) {
+        ensureLoaded();
+        return nativeEnqueue(client, tasks, payloads, resolvedKeys, scopes, queues, priorities, runAtMicros,
+                delayMillis, maxAttempts, retryInitialMillis, retryMaxMillis, retryMultipliers, retryJitters,
+                timeoutMillis, nulSeparatedTags, keyRetentionMillis);
+    }
+
+    /** The job as JSON, or null. */
+    public static String getJob(long client, long jobId) {
+        ensureLoaded();
+        return nativeGetJob(client, jobId);
+    }
+
+    /** Cancels a pending job. */
+    public static boolean cancel(long client, long jobId) {
+        ensureLoaded();
+        return nativeCancel(client, jobId);
+    }
+
+    /** Deletes a job that is not running. */
+    public static boolean purge(long client, long jobId) {
+        ensureLoaded();
+        return nativePurge(client, jobId);
+    }
+
+    /** Completes a pending or running job without running it. */
+    public static boolean markCompleted(long client, long jobId) {
+        ensureLoaded();
+        return nativeMarkCompleted(client, jobId);
+    }
+
+    /** Deletes expired key bindings; returns how many. */
+    public static long expireKeys(long client) {
+        ensureLoaded();
+        return nativeExpireKeys(client);
+    }
+
+    /** Starts a private PostgreSQL; returns its handle. */
+    public static long startLocalPostgres(boolean durable) {
+        ensureLoaded();
+        return nativeStartLocalPostgres(durable);
+    }
+
+    /** The private PostgreSQL's URL. */
+    public static String localPostgresUrl(long server) {
+        ensureLoaded();
+        return nativeLocalPostgresUrl(server);
+    }
+
+    /** Stops the private PostgreSQL and deletes its files. */
+    public static void stopLocalPostgres(long server) {
+        ensureLoaded();
+        nativeStopLocalPostgres(server);
+    }
+
     private static native void nativePanicForTest(String message);
+
+    private static native long nativeConnect(String url, String schema, int poolSize, long connectTimeoutMillis,
+            boolean migrate);
+
+    private static native void nativeClose(long client);
+
+    private static native int nativeMigrate(long client);
+
+    private static native long[] nativeEnqueue(long client, String[] tasks, byte[][] payloads,
+            String[] resolvedKeys, String[] scopes, String[] queues, int[] priorities, long[] runAtMicros,
+            long[] delayMillis, int[] maxAttempts, long[] retryInitialMillis, long[] retryMaxMillis,
+            double[] retryMultipliers, double[] retryJitters, long[] timeoutMillis, String[] nulSeparatedTags,
+            long[] keyRetentionMillis);
+
+    private static native String nativeGetJob(long client, long jobId);
+
+    private static native boolean nativeCancel(long client, long jobId);
+
+    private static native boolean nativePurge(long client, long jobId);
+
+    private static native boolean nativeMarkCompleted(long client, long jobId);
+
+    private static native long nativeExpireKeys(long client);
+
+    private static native long nativeStartLocalPostgres(boolean durable);
+
+    private static native String nativeLocalPostgresUrl(long server);
+
+    private static native void nativeStopLocalPostgres(long server);
 
     private static native byte[] nativeCanonicalJson(byte[] json);
 

@@ -62,19 +62,31 @@ class NativeBridgeTest {
     @Test
     void noNativeMethodTakesTheIdempotentFlagOrTheIdempotencyKey() {
         List<String> natives = new ArrayList<>();
+        Method enqueue = null;
         for (Method m : NativeBridge.class.getDeclaredMethods()) {
             if (!Modifier.isNative(m.getModifiers())) {
                 continue;
             }
             natives.add(m.getName());
+            if (m.getName().equals("nativeEnqueue")) {
+                enqueue = m;
+            }
             for (Parameter p : m.getParameters()) {
                 assertTrue(p.isNamePresent(), "compile with -parameters so this test can read names");
                 String name = p.getName().toLowerCase(Locale.ROOT);
                 assertTrue(!name.contains("idempoten"), m.getName() + " takes " + p.getName());
-                assertTrue(p.getType() != boolean.class && p.getType() != Boolean.class,
-                        m.getName() + " takes a boolean " + p.getName());
             }
         }
         assertTrue(natives.contains("nativeAutoKey"), natives.toString());
+        assertTrue(enqueue != null, "nativeEnqueue exists: " + natives);
+        List<String> keyParameters = new ArrayList<>();
+        for (Parameter p : enqueue.getParameters()) {
+            assertTrue(p.getType() != boolean.class && p.getType() != boolean[].class,
+                    "nativeEnqueue takes a flag: " + p.getName());
+            if (p.getName().toLowerCase(Locale.ROOT).contains("key") && !p.getName().contains("Retention")) {
+                keyParameters.add(p.getName());
+            }
+        }
+        assertEquals(List.of("resolvedKeys"), keyParameters);
     }
 }

@@ -1,0 +1,46 @@
+package io.flexiq;
+
+import java.util.Objects;
+
+/**
+ * One entry of a batch for {@link FlexiQ#enqueueMany(java.util.List)}: a task, its payload and
+ * the entry's own options. Immutable.
+ *
+ * @param <T> the payload type
+ */
+public final class EnqueueRequest<T> {
+    private final Task<T> task;
+    private final T payload;
+    private final EnqueueOptions options;
+
+    private EnqueueRequest(Task<T> task, T payload, EnqueueOptions options) {
+        this.task = Objects.requireNonNull(task, "task");
+        this.payload = payload;
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /** An entry with default options. */
+    public static <T> EnqueueRequest<T> of(Task<T> task, T payload) {
+        return new EnqueueRequest<>(task, payload, EnqueueOptions.defaults());
+    }
+
+    /** An entry with its own options. */
+    public static <T> EnqueueRequest<T> of(Task<T> task, T payload, EnqueueOptions options) {
+        return new EnqueueRequest<>(task, payload, options);
+    }
+
+    /** The task. */
+    public Task<T> task() {
+        return task;
+    }
+
+    /** The payload. */
+    public T payload() {
+        return payload;
+    }
+
+    /** The options. */
+    public EnqueueOptions options() {
+        return options;
+    }
+}

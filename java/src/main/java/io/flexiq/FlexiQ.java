@@ -1,0 +1,298 @@
+package io.flexiq;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.flexiq.internal.NativeBridge;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A FlexiQ client: enqueues jobs into PostgreSQL, idempotently when a key is given or derived,
+ * and reads and manages them. Thread-safe; one per process and database is the usual shape.
+ * Close it when done; calls after {@link #close()} throw {@link IllegalStateException}.
+ *
+ * <pre>{@code
+ * try (FlexiQ queue = FlexiQ.builder("postgres://app@db/app").migrate(true).build()) {
+ *     String id = queue.enqueue(CHARGE_CUSTOMER, order,
+ *             EnqueueOptions.builder().idempotencyKey("charge:" + order.id()).build());
+ * }
+ * }</pre>
+ *
+ * <p>A keyed enqueue while a job holding that key (in that scope) is pending or running returns
+ * that job's id and writes nothing; a unique index in PostgreSQL makes this hold under any
+ * concurrency. Reusing a key for a different request throws
+ * {@link IdempotencyConflictException}.
+ */
+public final class FlexiQ implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final long handle;
+    private final PayloadSerializer serializer;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private FlexiQ(long handle, PayloadSerializer serializer) {
+        this.handle = handle;
+        this.serializer = serializer;
+    }
+
+    /** Starts a builder for a client of the database at {@code url} ({@code postgres://…}). */
+    public static Builder builder(String url) {
+        return new Builder(url);
+    }
+
+    /** Enqueues a job with default options; returns its id (or the id of the job holding its key). */
+    public <T> String enqueue(Task<T> task, T payload) {
+        return enqueueWithResult(task, payload, EnqueueOptions.defaults()).jobId();
+    }
+
+    /** Enqueues a job; returns its id, or the id of the job already holding its key. */
+    public <T> String enqueue(Task<T> task, T payload, EnqueueOptions options) {
+        return enqueueWithResult(task, payload, options).jobId();
+    }
+
+    /** Enqueues a job with default options; returns its id and what PostgreSQL did. */
+    public <T> EnqueueResult enqueueWithResult(Task<T> task, T payload) {
+        return enqueueWithResult(task, payload, EnqueueOptions.defaults());
+    }
+
+    /**
+     * Enqueues a job; returns its id and what PostgreSQL did.
+     *
+     * @throws IdempotencyConflictException if the key is bound to a different request
+     * @throws StorageUnavailableException if PostgreSQL cannot be reached in time
+     */
+    public <T> EnqueueResult enqueueWithResult(Task<T> task, T payload, EnqueueOptions options) {
+        requireOpen();
+        EnqueueBatch batch = new EnqueueBatch(1);
+        batch.add(requireTask(task), payload, Objects.requireNonNull(options, "options"), serializer);
+        return batch.send(handle).get(0);
+    }
+
+    /**
+     * Enqueues one job per payload, all with the same options, in one statement; returns the ids
+     * in input order. Entries whose keys repeat, within the batch or against active jobs, resolve
+     * to the job holding the key. A conflict in any entry fails the whole batch; nothing is written.
+     */
+    public <T> List<String> enqueueMany(Task<T> task, List<? extends T> payloads, EnqueueOptions options) {
+        requireOpen();
+        requireTask(task);
+        Objects.requireNonNull(options, "options");
+        EnqueueBatch batch = new EnqueueBatch(payloads.size());
+        for (T payload : payloads) {
+            batch.add(task, payload, options, serializer);
+        }
+        return ids(batch.send(handle));
+    }
+
+    /** Enqueues a batch of entries, each with its own task and options, in one statement; ids in input order. */
+    public List<String> enqueueMany(List<? extends EnqueueRequest<?>> requests) {
+        return ids(enqueueManyWithResults(requests));
+    }
+
+    /** Like {@link #enqueueMany(List)}, with each entry's outcome. */
+    public List<EnqueueResult> enqueueManyWithResults(List<? extends EnqueueRequest<?>> requests) {
+        requireOpen();
+        EnqueueBatch batch = new EnqueueBatch(requests.size());
+        for (EnqueueRequest<?> request : requests) {
+            add(batch, request);
+        }
+        return batch.send(handle);
+    }
+
+    private <T> void add(EnqueueBatch batch, EnqueueRequest<T> request) {
+        batch.add(request.task(), request.payload(), request.options(), serializer);
+    }
+
+    /** The job with this id, if it exists. */
+    public Optional<JobInfo> getJob(String jobId) {
+        requireOpen();
+        String json = NativeBridge.getJob(handle, parseId(jobId));
+        return json == null ? Optional.empty() : Optional.of(jobInfo(json));
+    }
+
+    /**
+     * Cancels a pending job and releases its key (unless a retention window holds it).
+     *
+     * @return false if the job does not exist or is not pending
+     */
+    public boolean cancel(String jobId) {
+        requireOpen();
+        return NativeBridge.cancel(handle, parseId(jobId));
+    }
+
+    /**
+     * Deletes a job that is not running, and with it its key binding, whatever the retention.
+     *
+     * @return false if the job does not exist or is running
+     */
+    public boolean purge(String jobId) {
+        requireOpen();
+        return NativeBridge.purge(handle, parseId(jobId));
+    }
+
+    /**
+     * Marks a pending or running job completed without running it (its work was done another way)
+     * and releases its key, unless a retention window holds it.
+     *
+     * @return false if the job does not exist or has already finished
+     */
+    public boolean markCompleted(String jobId) {
+        requireOpen();
+        return NativeBridge.markCompleted(handle, parseId(jobId));
+    }
+
+    /**
+     * Maintenance: deletes key bindings whose job has finished and whose retention window has
+     * passed. New enqueues take such keys over anyway; this keeps the binding table small.
+     *
+     * @return how many bindings were deleted
+     */
+    public long expireKeys() {
+        requireOpen();
+        return NativeBridge.expireKeys(handle);
+    }
+
+    /** Applies missing schema migrations; safe while other processes do the same. */
+    public int migrate() {
+        requireOpen();
+        return NativeBridge.migrate(handle);
+    }
+
+    /** Closes the client's connections once running calls return. Idempotent. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            NativeBridge.close(handle);
+        }
+    }
+
+    private void requireOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("this FlexiQ client is closed");
+        }
+    }
+
+    private static <T> Task<T> requireTask(Task<T> task) {
+        if (task == null) {
+            throw new IllegalArgumentException("task must not be null");
+        }
+        return task;
+    }
+
+    private static List<String> ids(List<EnqueueResult> results) {
+        List<String> ids = new ArrayList<>(results.size());
+        for (EnqueueResult r : results) {
+            ids.add(r.jobId());
+        }
+        return ids;
+    }
+
+    private static long parseId(String jobId) {
+        try {
+            return Long.parseLong(Objects.requireNonNull(jobId, "jobId"));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a FlexiQ job id: " + jobId, e);
+        }
+    }
+
+    private static JobInfo jobInfo(String json) {
+        try {
+            JsonNode n = JSON.readTree(json);
+            List<String> tags = new ArrayList<>();
+            n.get("tags").forEach(t -> tags.add(t.asText()));
+            return new JobInfo(n.get("id").asText(), n.get("queue").asText(), n.get("task").asText(),
+                    JobState.fromStorage(n.get("state").asText()), n.get("priority").asInt(),
+                    n.get("attempt").asInt(), n.get("maxAttempts").asInt(), tags,
+                    instant(n, "runAt"), instant(n, "createdAt"), instant(n, "startedAt"),
+                    instant(n, "finishedAt"), text(n, "keyScope"), text(n, "keyPreview"), text(n, "keyDigest"),
+                    n.get("keyHeld").asBoolean(), text(n, "lastError"));
+        } catch (IOException e) {
+            throw new FlexiQException("unreadable job record from the native core: " + e.getMessage(), e);
+        }
+    }
+
+    private static Instant instant(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        long micros = v.asLong();
+        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
+    }
+
+    private static String text(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    /** Builds a {@link FlexiQ} client. */
+    public static final class Builder {
+        private final String url;
+        private int poolSize = 10;
+        private String schema = "flexiq";
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private boolean migrate;
+        private PayloadSerializer serializer;
+
+        private Builder(String url) {
+            if (url == null || url.isEmpty()) {
+                throw new IllegalArgumentException("url must not be empty");
+            }
+            this.url = url;
+        }
+
+        /** The most connections the client opens (default 10). */
+        public Builder poolSize(int poolSize) {
+            if (poolSize < 1) {
+                throw new IllegalArgumentException("poolSize must be at least 1, got " + poolSize);
+            }
+            this.poolSize = poolSize;
+            return this;
+        }
+
+        /** The PostgreSQL schema holding FlexiQ's tables (default {@code flexiq}). */
+        public Builder schema(String schema) {
+            if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
+                throw new IllegalArgumentException("schema name " + schema
+                        + " must be 1 to 63 characters of a-z, 0-9 and _, not starting with a digit");
+            }
+            this.schema = schema;
+            return this;
+        }
+
+        /** How long a call waits for a connection before failing as unavailable (default 5 s). */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = Durations.positive("connectTimeout", timeout);
+            return this;
+        }
+
+        /** Whether {@link #build()} applies missing migrations (default false). */
+        public Builder migrate(boolean migrate) {
+            this.migrate = migrate;
+            return this;
+        }
+
+        /** The payload serializer (default {@link CanonicalJsonSerializer}). */
+        public Builder serializer(PayloadSerializer serializer) {
+            this.serializer = Objects.requireNonNull(serializer, "serializer");
+            return this;
+        }
+
+        /**
+         * Connects, and migrates if asked.
+         *
+         * @throws StorageUnavailableException if PostgreSQL cannot be reached within the timeout
+         */
+        public FlexiQ build() {
+            PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
+            long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(), migrate);
+            return new FlexiQ(handle, s);
+        }
+    }
+}

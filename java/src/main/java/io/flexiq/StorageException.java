@@ -1,0 +1,11 @@
+package io.flexiq;
+
+/** PostgreSQL refused or failed a statement. A failed enqueue wrote nothing. */
+public class StorageException extends FlexiQException {
+    private static final long serialVersionUID = 1L;
+
+    /** Creates an exception with a message. */
+    public StorageException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,30 @@
+package io.flexiq;
+
+import io.flexiq.testing.LocalPostgres;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** One private PostgreSQL for the whole test JVM, and a fresh schema per client. */
+final class TestDatabase {
+    private static final AtomicInteger NEXT_SCHEMA = new AtomicInteger();
+    private static LocalPostgres server;
+
+    private TestDatabase() {}
+
+    /** The server, started on first use; its watchdog removes it when the JVM exits. */
+    static synchronized String url() {
+        if (server == null) {
+            server = LocalPostgres.startFast();
+        }
+        return server.url();
+    }
+
+    /** A schema name no other test uses. */
+    static String freshSchema() {
+        return "j" + ProcessHandle.current().pid() + "_" + NEXT_SCHEMA.incrementAndGet();
+    }
+
+    /** A client on a fresh, migrated schema. */
+    static FlexiQ client() {
+        return FlexiQ.builder(url()).schema(freshSchema()).poolSize(8).migrate(true).build();
+    }
+}

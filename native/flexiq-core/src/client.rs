@@ -1,0 +1,118 @@
+//! The client: a connection pool to PostgreSQL, bound to one schema, with its SQL prepared.
+
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::PgPool;
+
+use crate::error::{Error, Result};
+use crate::schema::{self, Schema};
+
+/// How to build a [`Client`].
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// A `postgres://` URL.
+    pub url: String,
+    /// The PostgreSQL schema holding FlexiQ's tables.
+    pub schema: String,
+    /// The most connections the pool opens.
+    pub pool_size: u32,
+    /// How long a call may wait for a connection before it fails as unavailable.
+    pub connect_timeout: Duration,
+    /// Whether to apply missing migrations while connecting.
+    pub migrate: bool,
+}
+
+impl ClientConfig {
+    /// A configuration with the defaults: schema `flexiq`, 10 connections, 5 s timeout, no
+    /// migration.
+    pub fn new(url: impl Into<String>) -> ClientConfig {
+        ClientConfig {
+            url: url.into(),
+            schema: "flexiq".into(),
+            pool_size: 10,
+            connect_timeout: Duration::from_secs(5),
+            migrate: false,
+        }
+    }
+}
+
+/// A FlexiQ client. Cheap to share: every method takes `&self`.
+pub struct Client {
+    pub(crate) pool: PgPool,
+    pub(crate) schema: Schema,
+    pub(crate) sql: Statements,
+}
+
+/// Every statement the client runs, with its schema filled in once.
+pub(crate) struct Statements {
+    pub enqueue_keyed: String,
+    pub insert_unkeyed: String,
+    pub get_job: String,
+    pub finish_job: String,
+    pub purge: String,
+    pub expire_keys: String,
+    pub claim: String,
+}
+
+impl Statements {
+    fn for_schema(s: &Schema) -> Statements {
+        Statements {
+            enqueue_keyed: s.sql(
+                "SELECT job_id, replayed FROM {schema}.enqueue_keyed($1, $2::jsonb[], $3, $4, $5)",
+            ),
+            insert_unkeyed: s.sql(
+                "SELECT id FROM {schema}.insert_jobs(NULL, NULL, $1, $2::jsonb[], NULL, NULL, NULL) AS id",
+            ),
+            get_job: s.sql(include_str!("../sql/get_job.sql")),
+            finish_job: s.sql("SELECT {schema}.finish_job($1, $2, $3, $4)"),
+            purge: s.sql("DELETE FROM {schema}.jobs WHERE id = $1 AND state <> 'running'"),
+            expire_keys: s.sql("DELETE FROM {schema}.job_keys WHERE held_until <= now()"),
+            claim: s.sql(include_str!("../sql/claim.sql")),
+        }
+    }
+}
+
+impl Client {
+    /// Connects (failing within the connect timeout when PostgreSQL is unreachable) and, when
+    /// the configuration says so, applies missing migrations.
+    pub async fn connect(config: &ClientConfig) -> Result<Client> {
+        let schema = Schema::new(&config.schema)?;
+        if config.pool_size == 0 {
+            return Err(Error::InvalidArgument("poolSize must be at least 1".into()));
+        }
+        let options: PgConnectOptions = config
+            .url
+            .parse()
+            .map_err(|e| Error::InvalidArgument(format!("not a PostgreSQL URL: {e}")))?;
+        let pool = PgPoolOptions::new()
+            .max_connections(config.pool_size)
+            .acquire_timeout(config.connect_timeout)
+            .connect_with(options)
+            .await?;
+        let client = Client {
+            sql: Statements::for_schema(&schema),
+            pool,
+            schema,
+        };
+        if config.migrate {
+            client.migrate().await?;
+        }
+        Ok(client)
+    }
+
+    /// Applies missing migrations; returns how many ran.
+    pub async fn migrate(&self) -> Result<usize> {
+        schema::migrate(&self.pool, &self.schema).await
+    }
+
+    /// The schema this client works in.
+    pub fn schema(&self) -> &str {
+        self.schema.name()
+    }
+
+    /// Closes every connection; calls after this fail as unavailable.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}

@@ -1,0 +1,251 @@
+//! One job to enqueue, as every binding hands it to the core: the resolved key (if any), the
+//! serialized payload and the plain job options.
+
+use serde::Serialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::keys;
+use crate::validate;
+
+/// When a job becomes due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    /// As soon as possible. Not part of the fingerprint, so a later replay matches.
+    Immediate,
+    /// At an explicit time, in microseconds since the Unix epoch.
+    At { micros: i64 },
+    /// A requested delay from acceptance, in milliseconds. Fingerprinted as the delay, not as
+    /// the time it works out to, so that a replay of the same request matches.
+    Delay { millis: i64 },
+}
+
+/// How long a failed job waits before its next attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetryPolicy {
+    pub initial_ms: i64,
+    pub max_ms: i64,
+    pub multiplier: f64,
+    pub jitter: f64,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            initial_ms: 1_000,
+            max_ms: 3_600_000,
+            multiplier: 2.0,
+            jitter: 0.1,
+        }
+    }
+}
+
+/// One job to enqueue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRequest {
+    pub task: String,
+    /// The serialized payload, before any codec.
+    pub payload: Vec<u8>,
+    /// The resolved dedup key; `None` enqueues without dedup.
+    pub key: Option<String>,
+    pub scope: String,
+    pub queue: String,
+    pub priority: i32,
+    pub schedule: Schedule,
+    pub max_attempts: i32,
+    pub retry: RetryPolicy,
+    pub timeout_ms: Option<i64>,
+    pub tags: Vec<String>,
+    pub key_retention_ms: Option<i64>,
+}
+
+impl JobRequest {
+    /// A request with the default options: no key, default scope and queue, due at once.
+    pub fn new(task: impl Into<String>, payload: impl Into<Vec<u8>>) -> JobRequest {
+        JobRequest {
+            task: task.into(),
+            payload: payload.into(),
+            key: None,
+            scope: "default".into(),
+            queue: "default".into(),
+            priority: 0,
+            schedule: Schedule::Immediate,
+            max_attempts: 20,
+            retry: RetryPolicy::default(),
+            timeout_ms: None,
+            tags: Vec::new(),
+            key_retention_ms: None,
+        }
+    }
+
+    /// The same request with a key.
+    pub fn with_key(mut self, key: impl Into<String>) -> JobRequest {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// Refuses what no binding may write.
+    pub fn validate(&self) -> Result<()> {
+        validate::task_name(&self.task)?;
+        if let Some(key) = &self.key {
+            validate::key(key)?;
+        }
+        validate::name("scope", &self.scope)?;
+        validate::name("queue", &self.queue)?;
+        for tag in &self.tags {
+            validate::name("tag", tag)?;
+        }
+        let invalid = |m: String| Err(Error::InvalidArgument(m));
+        if self.max_attempts < 1 {
+            return invalid(format!(
+                "maxAttempts must be at least 1, got {}",
+                self.max_attempts
+            ));
+        }
+        if let Schedule::Delay { millis } = self.schedule {
+            if millis < 0 {
+                return invalid(format!("delay must not be negative, got {millis} ms"));
+            }
+        }
+        if matches!(self.timeout_ms, Some(ms) if ms <= 0) {
+            return invalid("timeout must be positive".into());
+        }
+        if matches!(self.key_retention_ms, Some(ms) if ms < 0) {
+            return invalid("keyRetention must not be negative".into());
+        }
+        let r = &self.retry;
+        if r.initial_ms < 0
+            || r.max_ms < r.initial_ms
+            || !(r.multiplier >= 1.0 && r.multiplier.is_finite())
+            || !(0.0..=1.0).contains(&r.jitter)
+        {
+            return invalid(format!("retry policy is not valid: {r:?}"));
+        }
+        Ok(())
+    }
+
+    /// The request object stored with a keyed job and compared on replay: every field that
+    /// makes two enqueues "the same request". Unset options are absent, not null.
+    pub(crate) fn fingerprint(&self) -> Value {
+        let mut tags = self.tags.clone();
+        tags.sort();
+        tags.dedup();
+        let mut fields = serde_json::Map::new();
+        fields.insert("queue".into(), self.queue.clone().into());
+        fields.insert("task".into(), self.task.clone().into());
+        fields.insert(
+            "payloadSha256".into(),
+            keys::hex(&Sha256::digest(&self.payload)).into(),
+        );
+        fields.insert("priority".into(), self.priority.into());
+        match self.schedule {
+            Schedule::Immediate => {}
+            Schedule::At { micros } => {
+                fields.insert("runAtMicros".into(), micros.into());
+            }
+            Schedule::Delay { millis } => {
+                fields.insert("delayMs".into(), millis.into());
+            }
+        }
+        fields.insert("maxAttempts".into(), self.max_attempts.into());
+        fields.insert(
+            "retryPolicy".into(),
+            serde_json::to_value(self.retry).unwrap_or(Value::Null),
+        );
+        if let Some(ms) = self.timeout_ms {
+            fields.insert("timeoutMs".into(), ms.into());
+        }
+        fields.insert("tags".into(), tags.into());
+        if let Some(ms) = self.key_retention_ms {
+            fields.insert("keyRetentionMs".into(), ms.into());
+        }
+        Value::Object(fields)
+    }
+}
+
+/// The option names of the fingerprint fields that differ between two request objects.
+pub(crate) fn differing_fields(accepted: &Value, requested: &Value) -> Vec<String> {
+    let empty = serde_json::Map::new();
+    let a = accepted.as_object().unwrap_or(&empty);
+    let b = requested.as_object().unwrap_or(&empty);
+    let mut names: Vec<&String> = a.keys().chain(b.keys()).collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|n| !same_json(a.get(*n), b.get(*n)))
+        .map(|n| option_name(n).to_owned())
+        .collect()
+}
+
+/// jsonb may print 2.0 as 2: numbers compare by value.
+fn same_json(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (Some(Value::Number(x)), Some(Value::Number(y))) => x.as_f64() == y.as_f64(),
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| same_json(Some(v), y.get(k)))
+        }
+        (a, b) => a == b,
+    }
+}
+
+fn option_name(field: &str) -> &str {
+    match field {
+        "payloadSha256" => "payload",
+        "runAtMicros" => "runAt",
+        "delayMs" => "delay",
+        "timeoutMs" => "timeout",
+        "keyRetentionMs" => "keyRetention",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn immediate_schedule_is_absent_from_the_fingerprint() {
+        let f = JobRequest::new("t", b"{}".to_vec()).fingerprint();
+        assert!(f.get("runAtMicros").is_none() && f.get("delayMs").is_none());
+    }
+
+    #[test]
+    fn tag_order_does_not_matter() {
+        let mut a = JobRequest::new("t", b"{}".to_vec());
+        a.tags = vec!["b".into(), "a".into()];
+        let mut b = a.clone();
+        b.tags = vec!["a".into(), "b".into(), "a".into()];
+        assert_eq!(a.fingerprint(), b.fingerprint());
+    }
+
+    #[test]
+    fn differing_fields_use_option_names() {
+        let a = JobRequest::new("t", b"{}".to_vec());
+        let mut b = a.clone();
+        b.payload = b"[]".to_vec();
+        b.priority = 3;
+        b.schedule = Schedule::Delay { millis: 5 };
+        assert_eq!(
+            differing_fields(&a.fingerprint(), &b.fingerprint()),
+            ["delay", "payload", "priority"]
+        );
+    }
+
+    #[test]
+    fn validation_messages() {
+        let mut r = JobRequest::new("t", b"{}".to_vec()).with_key("");
+        assert_eq!(
+            r.validate().expect_err("empty").to_string(),
+            "key must not be empty"
+        );
+        r.key = None;
+        r.schedule = Schedule::Delay { millis: -1 };
+        assert_eq!(
+            r.validate().expect_err("neg").to_string(),
+            "delay must not be negative, got -1 ms"
+        );
+    }
+}

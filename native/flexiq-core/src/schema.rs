@@ -1,0 +1,129 @@
+//! The client's PostgreSQL schema and the versioned migrations that build it.
+
+use sqlx::PgPool;
+
+use crate::error::{Error, Result};
+
+/// A migration: its version, a description, and its SQL with `{schema}` placeholders.
+struct Migration {
+    version: i32,
+    description: &'static str,
+    sql: &'static str,
+}
+
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        description: "jobs and key bindings",
+        sql: include_str!("../migrations/0001_jobs_and_key_bindings.sql"),
+    },
+    Migration {
+        version: 2,
+        description: "enqueue functions",
+        sql: include_str!("../migrations/0002_enqueue_functions.sql"),
+    },
+    Migration {
+        version: 3,
+        description: "state changes",
+        sql: include_str!("../migrations/0003_state_changes.sql"),
+    },
+];
+
+/// A schema name, checked to be a plain lowercase identifier so that it can be spliced into SQL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schema(String);
+
+impl Schema {
+    /// Checks `name`: 1 to 63 characters of `a-z`, `0-9` and `_`, not starting with a digit.
+    pub fn new(name: &str) -> Result<Schema> {
+        let valid = !name.is_empty()
+            && name.len() <= 63
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            && !name.as_bytes()[0].is_ascii_digit();
+        if !valid {
+            return Err(Error::InvalidArgument(format!(
+                "schema name {name:?} must be 1 to 63 characters of a-z, 0-9 and _, not starting with a digit"
+            )));
+        }
+        Ok(Schema(name.to_owned()))
+    }
+
+    /// The schema's name.
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+
+    /// `template` with every `{schema}` replaced by this schema's name.
+    pub(crate) fn sql(&self, template: &str) -> String {
+        template.replace("{schema}", &self.0)
+    }
+}
+
+/// Applies every migration the schema lacks, in one transaction, and returns how many ran.
+///
+/// Safe when several processes migrate at once: a transaction-scoped advisory lock, keyed by
+/// the schema name, lets one of them in at a time, and the others then find nothing to do.
+pub async fn migrate(pool: &PgPool, schema: &Schema) -> Result<usize> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+        .bind(format!("flexiq.migrate.{}", schema.name()))
+        .execute(&mut *tx)
+        .await?;
+    sqlx::raw_sql(&schema.sql(
+        "CREATE SCHEMA IF NOT EXISTS {schema};
+         CREATE TABLE IF NOT EXISTS {schema}.schema_migrations (
+             version integer PRIMARY KEY,
+             description text NOT NULL,
+             applied_at timestamptz NOT NULL DEFAULT now())",
+    ))
+    .execute(&mut *tx)
+    .await?;
+    let applied: Vec<i32> =
+        sqlx::query_scalar(&schema.sql("SELECT version FROM {schema}.schema_migrations"))
+            .fetch_all(&mut *tx)
+            .await?;
+    let mut count = 0;
+    for m in MIGRATIONS.iter().filter(|m| !applied.contains(&m.version)) {
+        sqlx::raw_sql(&schema.sql(m.sql)).execute(&mut *tx).await?;
+        sqlx::query(
+            &schema.sql(
+                "INSERT INTO {schema}.schema_migrations (version, description) VALUES ($1, $2)",
+            ),
+        )
+        .bind(m.version)
+        .bind(m.description)
+        .execute(&mut *tx)
+        .await?;
+        count += 1;
+    }
+    tx.commit().await?;
+    Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_names_are_plain_identifiers() {
+        assert!(Schema::new("flexiq").is_ok());
+        assert!(Schema::new("q_2").is_ok());
+        for bad in ["", "2q", "Flexiq", "a-b", "a;drop", "x\"y", &"a".repeat(64)] {
+            assert!(Schema::new(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn every_placeholder_is_replaced() {
+        let s = Schema::new("s1").expect("valid");
+        for m in MIGRATIONS {
+            assert!(
+                !s.sql(m.sql).contains("{schema}"),
+                "migration {}",
+                m.version
+            );
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Key release when a job leaves the active states, retention windows and their expiry.
+
+mod common;
+
+use std::time::Duration;
+
+use flexiq_core::{Client, JobRequest, Outcome};
+
+fn keyed(key: &str) -> JobRequest {
+    JobRequest::new("sync_account", br#"{"account":7}"#.to_vec()).with_key(key)
+}
+
+async fn claim_one(client: &Client) -> i64 {
+    let claimed = client
+        .claim(&["default".to_string()], 1, Duration::from_secs(30))
+        .await
+        .expect("claim");
+    assert_eq!(claimed.len(), 1);
+    claimed[0].id
+}
+
+/// Runs `exit` on a fresh keyed job, then checks that the key makes a new job.
+async fn key_is_released_by(exit: &str) {
+    let client = common::client().await;
+    let first = client.enqueue(&keyed("k")).await.expect("enqueue");
+    assert_eq!(
+        client.enqueue(&keyed("k")).await.expect("replay").job_id,
+        first.job_id,
+        "held while pending"
+    );
+    let moved = match exit {
+        "complete" => {
+            claim_one(&client).await;
+            assert_eq!(
+                client.enqueue(&keyed("k")).await.expect("replay").job_id,
+                first.job_id,
+                "held while running"
+            );
+            client.complete(first.job_id).await.expect("complete")
+        }
+        "dead-letter" => {
+            claim_one(&client).await;
+            client
+                .dead_letter(first.job_id, "gave up")
+                .await
+                .expect("dead-letter")
+        }
+        "cancel" => client.cancel(first.job_id).await.expect("cancel"),
+        "purge" => client.purge(first.job_id).await.expect("purge"),
+        other => panic!("unknown exit {other}"),
+    };
+    assert!(moved, "{exit} found the job");
+    let again = client.enqueue(&keyed("k")).await.expect("enqueue again");
+    assert_eq!(again.outcome, Outcome::Accepted, "{exit}");
+    assert_ne!(again.job_id, first.job_id, "{exit}");
+}
+
+#[tokio::test]
+async fn completing_releases_the_key() {
+    key_is_released_by("complete").await;
+}
+
+#[tokio::test]
+async fn dead_lettering_releases_the_key() {
+    key_is_released_by("dead-letter").await;
+}
+
+#[tokio::test]
+async fn cancelling_releases_the_key() {
+    key_is_released_by("cancel").await;
+}
+
+#[tokio::test]
+async fn purging_releases_the_key() {
+    key_is_released_by("purge").await;
+}
+
+#[tokio::test]
+async fn get_job_shows_state_and_key_digest_but_not_the_key() {
+    let client = common::client().await;
+    let job = client
+        .enqueue(&keyed("customer-000123"))
+        .await
+        .expect("enqueue");
+    let info = client
+        .get_job(job.job_id)
+        .await
+        .expect("get")
+        .expect("exists");
+    assert_eq!(
+        (info.state.as_str(), info.attempt, info.task.as_str()),
+        ("available", 0, "sync_account")
+    );
+    assert_eq!(info.key_preview.as_deref(), Some("custo…"));
+    assert_eq!(
+        info.key_digest.as_deref(),
+        Some(flexiq_core::keys::hex(&flexiq_core::keys::digest("customer-000123")).as_str())
+    );
+    assert!(info.key_held);
+    assert!(client
+        .get_job(job.job_id + 1000)
+        .await
+        .expect("get")
+        .is_none());
+}
+
+#[tokio::test]
+async fn a_retention_window_keeps_the_key_after_completion() {
+    let client = common::client().await;
+    let mut request = keyed("webhook-delivery-1");
+    request.key_retention_ms = Some(3_600_000);
+    let first = client.enqueue(&request).await.expect("enqueue");
+    claim_one(&client).await;
+    assert!(client.complete(first.job_id).await.expect("complete"));
+    let replay = client.enqueue(&request).await.expect("redelivery");
+    assert_eq!(
+        (replay.job_id, replay.outcome),
+        (first.job_id, Outcome::Replayed)
+    );
+    assert_eq!(
+        client.expire_keys().await.expect("maintenance"),
+        0,
+        "window still open"
+    );
+}
+
+#[tokio::test]
+async fn purging_a_pending_job_releases_its_key_whatever_the_retention() {
+    let client = common::client().await;
+    let mut request = keyed("retained");
+    request.key_retention_ms = Some(3_600_000);
+    let first = client.enqueue(&request).await.expect("enqueue");
+    assert!(client.purge(first.job_id).await.expect("purge"));
+    let again = client.enqueue(&request).await.expect("again");
+    assert_eq!(again.outcome, Outcome::Accepted);
+}
+
+#[tokio::test]
+async fn an_expired_key_owns_a_new_job_and_maintenance_removes_expired_bindings() {
+    let client = common::client().await;
+    let mut request = keyed("short");
+    request.key_retention_ms = Some(200);
+    let first = client.enqueue(&request).await.expect("enqueue");
+    let mut other = keyed("short-2");
+    other.key_retention_ms = Some(200);
+    let second = client.enqueue(&other).await.expect("enqueue");
+    assert!(client.mark_completed(first.job_id).await.expect("complete"));
+    assert!(client
+        .mark_completed(second.job_id)
+        .await
+        .expect("complete"));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // Without maintenance: the expired binding is taken over by the new job.
+    let again = client.enqueue(&request).await.expect("after expiry");
+    assert_eq!(again.outcome, Outcome::Accepted);
+    assert_ne!(again.job_id, first.job_id);
+    // Maintenance removes the other expired binding and leaves the live one.
+    assert_eq!(client.expire_keys().await.expect("maintenance"), 1);
+    assert_eq!(
+        client
+            .enqueue(&other)
+            .await
+            .expect("after maintenance")
+            .outcome,
+        Outcome::Accepted
+    );
+    assert_eq!(
+        client.enqueue(&request).await.expect("still held").job_id,
+        again.job_id
+    );
+}
+
+#[tokio::test]
+async fn a_running_job_cannot_be_cancelled_or_purged() {
+    let client = common::client().await;
+    let job = client.enqueue(&keyed("busy")).await.expect("enqueue");
+    claim_one(&client).await;
+    assert!(!client.cancel(job.job_id).await.expect("cancel"));
+    assert!(!client.purge(job.job_id).await.expect("purge"));
+    assert_eq!(
+        client.enqueue(&keyed("busy")).await.expect("replay").job_id,
+        job.job_id
+    );
+}

@@ -1,0 +1,71 @@
+//! Entry points of `LocalPostgres`: a private PostgreSQL for the demo, tests and benchmarks.
+
+use std::sync::{LazyLock, Mutex};
+
+use jni::objects::JClass;
+use jni::sys::{jboolean, jlong, jstring};
+use jni::EnvUnowned;
+
+use flexiq_local_pg::{LocalPostgres, Options};
+
+use crate::errors::{BridgeResult, ThrowMapped};
+use crate::handles::Handles;
+
+/// A server is stopped by taking it out of its mutex, which needs ownership.
+static SERVERS: LazyLock<Handles<Mutex<Option<LocalPostgres>>>> =
+    LazyLock::new(|| Handles::new("local PostgreSQL"));
+
+/// `static native long nativeStartLocalPostgres(boolean durable)`
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeStartLocalPostgres<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    durable: jboolean,
+) -> jlong {
+    unowned
+        .with_env(|_env| -> BridgeResult<jlong> {
+            let server = LocalPostgres::start(&Options {
+                durable,
+                ..Options::default()
+            })?;
+            Ok(SERVERS.insert(Mutex::new(Some(server))))
+        })
+        .resolve::<ThrowMapped>()
+}
+
+/// `static native String nativeLocalPostgresUrl(long server)`
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeLocalPostgresUrl<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    server: jlong,
+) -> jstring {
+    unowned
+        .with_env(|env| -> BridgeResult<jstring> {
+            let server = SERVERS.get(server)?;
+            let guard = server.lock().unwrap_or_else(|p| p.into_inner());
+            let url = guard.as_ref().map(LocalPostgres::url).unwrap_or_default();
+            Ok(env.new_string(url)?.into_raw())
+        })
+        .resolve::<ThrowMapped>()
+}
+
+/// `static native void nativeStopLocalPostgres(long server)`
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeStopLocalPostgres<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    server: jlong,
+) {
+    unowned
+        .with_env(|_env| -> BridgeResult<()> {
+            if let Some(server) = SERVERS.remove(server) {
+                let taken = server.lock().unwrap_or_else(|p| p.into_inner()).take();
+                if let Some(server) = taken {
+                    server.stop()?;
+                }
+            }
+            Ok(())
+        })
+        .resolve::<ThrowMapped>()
+}

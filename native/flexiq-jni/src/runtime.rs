@@ -1,0 +1,24 @@
+//! The one tokio runtime of the process. Java threads call in and block on their own future
+//! (`block_on` runs on the calling thread); the runtime's workers drive sockets and timers.
+//! No JVM thread is attached by FlexiQ: Java calls in, native code never calls back.
+
+use std::future::Future;
+use std::sync::LazyLock;
+
+use tokio::runtime::{Builder, Runtime};
+
+static RUNTIME: LazyLock<std::io::Result<Runtime>> = LazyLock::new(|| {
+    Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("flexiq-io")
+        .enable_all()
+        .build()
+});
+
+/// Runs `future` to completion on the calling (Java) thread.
+pub fn block_on<F: Future>(future: F) -> Result<F::Output, crate::errors::BridgeError> {
+    match &*RUNTIME {
+        Ok(runtime) => Ok(runtime.block_on(future)),
+        Err(e) => Err(crate::errors::BridgeError::Runtime(e.to_string())),
+    }
+}
