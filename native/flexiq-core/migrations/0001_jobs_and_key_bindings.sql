@@ -16,7 +16,7 @@ CREATE TABLE {schema}.jobs (
     retry_multiplier double precision NOT NULL,
     retry_jitter     double precision NOT NULL,
     timeout_ms       bigint,
-    tags             text[]      NOT NULL DEFAULT '{}',
+    tags             jsonb       NOT NULL DEFAULT '[]',
     -- Copies of the binding's scope, digest and preview, so that getJob can show them after
     -- the binding itself has been released.
     key_scope        text,

@@ -2,17 +2,17 @@
 -- compared on: queue, task, payload digest, priority, runAt or delay, maxAttempts, retryPolicy,
 -- timeout, tags, keyRetention). Absent options are absent from the object.
 
--- Inserts jobs from parallel arrays. p_ids/p_ords pick which entries to insert and with which
--- pre-allocated ids; NULL for both inserts every entry with fresh ids (the unkeyed path).
+-- Inserts jobs from parallel arrays. p_ids, when given, holds for each entry the id allocated
+-- for it, or NULL to skip the entry; NULL inserts every entry with a fresh id (the unkeyed path).
 CREATE FUNCTION {schema}.insert_jobs(
-    p_ids bigint[], p_ords bigint[],
+    p_ids bigint[],
     p_payload bytea[], p_request jsonb[], p_scope text[], p_key_digest bytea[], p_key_preview text[])
 RETURNS SETOF bigint
 LANGUAGE sql AS $$
     INSERT INTO {schema}.jobs (id, queue, task, payload, state, priority, run_at, max_attempts,
                                retry_initial_ms, retry_max_ms, retry_multiplier, retry_jitter,
                                timeout_ms, tags, key_scope, key_digest, key_preview)
-    SELECT coalesce(s.id, nextval('{schema}.jobs_id_seq')),
+    SELECT coalesce(p_ids[t.ord], nextval('{schema}.jobs_id_seq')),
            t.request->>'queue',
            t.request->>'task',
            t.payload,
@@ -25,15 +25,14 @@ LANGUAGE sql AS $$
            (t.request->'retryPolicy'->>'multiplier')::double precision,
            (t.request->'retryPolicy'->>'jitter')::double precision,
            (t.request->>'timeoutMs')::bigint,
-           ARRAY(SELECT jsonb_array_elements_text(t.request->'tags')),
+           t.request->'tags',
            t.scope, t.key_digest, t.key_preview
       FROM unnest(p_payload, p_request, p_scope, p_key_digest, p_key_preview)
                WITH ORDINALITY AS t(payload, request, scope, key_digest, key_preview, ord)
-      LEFT JOIN unnest(p_ids, p_ords) AS s(id, ord) ON s.ord = t.ord
      CROSS JOIN LATERAL (SELECT coalesce(
                timestamptz 'epoch' + (t.request->>'runAtMicros')::bigint * interval '1 microsecond',
                now() + coalesce((t.request->>'delayMs')::bigint, 0) * interval '1 millisecond') AS at) due
-     WHERE p_ords IS NULL OR s.ord IS NOT NULL
+     WHERE p_ids IS NULL OR p_ids[t.ord] IS NOT NULL
      ORDER BY t.ord
     RETURNING id
 $$;
@@ -51,10 +50,13 @@ $$;
 CREATE FUNCTION {schema}.enqueue_keyed(
     p_payload bytea[], p_request jsonb[], p_scope text[], p_key_digest bytea[], p_key_preview text[])
 RETURNS TABLE (job_id bigint, replayed boolean)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- Batches range from one entry to thousands: a plan cached for one size must not serve the other.
+SET plan_cache_mode = force_custom_plan
+AS $$
 DECLARE
-    v_ords bigint[];
-    v_ids bigint[];
+    v_ids bigint[];       -- per entry: the id of the job it creates, or NULL
+    v_new bigint[];       -- the ids of the jobs this call creates
     v_conflict record;
 BEGIN
     -- The same key twice in one batch must describe the same request.
@@ -105,14 +107,15 @@ BEGIN
         UNION ALL
         SELECT e.ord, nextval('{schema}.jobs_id_seq') FROM entries e WHERE e.key_digest IS NULL
     )
-    SELECT array_agg(a.ord ORDER BY a.ord), array_agg(a.new_id ORDER BY a.ord) INTO v_ords, v_ids
-      FROM accepted a;
+    SELECT array_agg(a.new_id ORDER BY e.ord), array_agg(a.new_id) FILTER (WHERE a.new_id IS NOT NULL)
+      INTO v_ids, v_new
+      FROM entries e LEFT JOIN accepted a ON a.ord = e.ord;
 
     -- Replays of bound keys must describe the same request as the accepted one.
     SELECT t.ord, k.job_id, k.request INTO v_conflict
       FROM unnest(p_scope, p_key_digest, p_request) WITH ORDINALITY AS t(scope, key_digest, request, ord)
       JOIN {schema}.job_keys k ON k.scope = t.scope AND k.key_digest = t.key_digest
-     WHERE NOT (k.job_id = ANY (coalesce(v_ids, '{}'))) AND k.request <> t.request
+     WHERE k.request <> t.request AND NOT (k.job_id = ANY (coalesce(v_new, '{}')))
      ORDER BY t.ord
      LIMIT 1;
     IF FOUND THEN
@@ -121,25 +124,21 @@ BEGIN
                                         'accepted', v_conflict.request)::text;
     END IF;
 
-    IF v_ids IS NOT NULL THEN
-        PERFORM {schema}.insert_jobs(v_ids, v_ords, p_payload, p_request, p_scope, p_key_digest, p_key_preview);
+    IF v_new IS NOT NULL THEN
+        PERFORM {schema}.insert_jobs(v_ids, p_payload, p_request, p_scope, p_key_digest, p_key_preview);
     END IF;
 
+    -- Each entry: its own new job, else the new job of the key's first entry, else the job
+    -- holding the key (a primary-key lookup, made only for replays).
     RETURN QUERY
-    WITH entries AS (
-        SELECT t.scope, t.key_digest, t.ord,
-               first_value(t.ord) OVER (PARTITION BY t.scope, t.key_digest ORDER BY t.ord) AS first_ord
-          FROM unnest(p_scope, p_key_digest) WITH ORDINALITY AS t(scope, key_digest, ord)
-    ), mine AS (
-        SELECT m.ord, m.id FROM unnest(v_ords, v_ids) AS m(ord, id)
-    )
-    SELECT coalesce(own.id, first.id, k.job_id), own.id IS NULL
-      FROM entries e
-      LEFT JOIN mine own ON own.ord = e.ord
-      LEFT JOIN mine first ON e.key_digest IS NOT NULL AND first.ord = e.first_ord
-      LEFT JOIN {schema}.job_keys k
-             ON own.id IS NULL AND first.id IS NULL
-            AND k.scope = e.scope AND k.key_digest = e.key_digest
+    SELECT coalesce(v_ids[e.ord],
+                    v_ids[e.first_ord],
+                    (SELECT k.job_id FROM {schema}.job_keys k
+                      WHERE k.scope = e.scope AND k.key_digest = e.key_digest)),
+           v_ids[e.ord] IS NULL
+      FROM (SELECT t.scope, t.key_digest, t.ord,
+                   first_value(t.ord) OVER (PARTITION BY t.scope, t.key_digest ORDER BY t.ord) AS first_ord
+              FROM unnest(p_scope, p_key_digest) WITH ORDINALITY AS t(scope, key_digest, ord)) e
      ORDER BY e.ord;
 END
 $$;

@@ -1,5 +1,6 @@
 -- One job as operators see it: never the raw key, only its scope, preview and digest.
-SELECT j.id, j.queue, j.task, j.state, j.priority, j.attempt, j.max_attempts, j.tags,
+SELECT j.id, j.queue, j.task, j.state, j.priority, j.attempt, j.max_attempts,
+       ARRAY(SELECT jsonb_array_elements_text(j.tags)) AS tags,
        (extract(epoch FROM j.run_at) * 1000000)::bigint AS run_at,
        (extract(epoch FROM j.created_at) * 1000000)::bigint AS created_at,
        (extract(epoch FROM j.started_at) * 1000000)::bigint AS started_at,

@@ -62,7 +62,7 @@ impl Statements {
                 "SELECT job_id, replayed FROM {schema}.enqueue_keyed($1, $2::jsonb[], $3, $4, $5)",
             ),
             insert_unkeyed: s.sql(
-                "SELECT id FROM {schema}.insert_jobs(NULL, NULL, $1, $2::jsonb[], NULL, NULL, NULL) AS id",
+                "SELECT id FROM {schema}.insert_jobs(NULL, $1, $2::jsonb[], NULL, NULL, NULL) AS id",
             ),
             get_job: s.sql(include_str!("../sql/get_job.sql")),
             finish_job: s.sql("SELECT {schema}.finish_job($1, $2, $3, $4)"),

@@ -1,6 +1,6 @@
 //! The client's PostgreSQL schema and the versioned migrations that build it.
 
-use sqlx::PgPool;
+use sqlx::{Executor, PgPool};
 
 use crate::error::{Error, Result};
 
@@ -66,40 +66,38 @@ impl Schema {
 /// Safe when several processes migrate at once: a transaction-scoped advisory lock, keyed by
 /// the schema name, lets one of them in at a time, and the others then find nothing to do.
 pub async fn migrate(pool: &PgPool, schema: &Schema) -> Result<usize> {
-    let mut tx = pool.begin().await?;
-    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
-        .bind(format!("flexiq.migrate.{}", schema.name()))
-        .execute(&mut *tx)
-        .await?;
-    sqlx::raw_sql(&schema.sql(
+    let bootstrap = schema.sql(
         "CREATE SCHEMA IF NOT EXISTS {schema};
          CREATE TABLE IF NOT EXISTS {schema}.schema_migrations (
              version integer PRIMARY KEY,
              description text NOT NULL,
              applied_at timestamptz NOT NULL DEFAULT now())",
-    ))
-    .execute(&mut *tx)
-    .await?;
-    let applied: Vec<i32> =
-        sqlx::query_scalar(&schema.sql("SELECT version FROM {schema}.schema_migrations"))
-            .fetch_all(&mut *tx)
-            .await?;
-    let mut count = 0;
-    for m in MIGRATIONS.iter().filter(|m| !applied.contains(&m.version)) {
-        sqlx::raw_sql(&schema.sql(m.sql)).execute(&mut *tx).await?;
-        sqlx::query(
-            &schema.sql(
-                "INSERT INTO {schema}.schema_migrations (version, description) VALUES ($1, $2)",
-            ),
-        )
-        .bind(m.version)
-        .bind(m.description)
-        .execute(&mut *tx)
+    );
+    let list = schema.sql("SELECT version FROM {schema}.schema_migrations");
+    let record =
+        schema.sql("INSERT INTO {schema}.schema_migrations (version, description) VALUES ($1, $2)");
+    let mut tx = pool.begin().await?;
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+        .bind(format!("flexiq.migrate.{}", schema.name()))
+        .execute(tx.as_mut())
         .await?;
-        count += 1;
+    tx.as_mut().execute(bootstrap.as_str()).await?;
+    let applied: Vec<i32> = sqlx::query_scalar(&list).fetch_all(tx.as_mut()).await?;
+    let missing: Vec<&Migration> = MIGRATIONS
+        .iter()
+        .filter(|m| !applied.contains(&m.version))
+        .collect();
+    for m in &missing {
+        let sql = schema.sql(m.sql);
+        tx.as_mut().execute(sql.as_str()).await?;
+        sqlx::query(&record)
+            .bind(m.version)
+            .bind(m.description)
+            .execute(tx.as_mut())
+            .await?;
     }
     tx.commit().await?;
-    Ok(count)
+    Ok(missing.len())
 }
 
 #[cfg(test)]

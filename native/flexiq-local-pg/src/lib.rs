@@ -327,6 +327,22 @@ rm -rf "$3""#;
         Ok(())
     }
 
+    /// Shuts the server down (fast mode) but keeps its files, so that [`Self::restart`] brings
+    /// the same cluster back on the same port: for tests of what clients do during an outage.
+    pub fn shut_down(&mut self) -> Result<(), Error> {
+        self.pg_ctl_stop("fast")?;
+        self.may_be_running = false;
+        Ok(())
+    }
+
+    /// Starts the server again after [`Self::shut_down`], on the same port.
+    pub fn restart(&mut self) -> Result<(), Error> {
+        match self.try_start()? {
+            StartOutcome::Started => self.wait_for_tcp(),
+            StartOutcome::PortTaken(err) | StartOutcome::Failed(err) => Err(err),
+        }
+    }
+
     /// Builds a command that runs a server binary as the right OS user.
     fn server_command(&self, program: &Path) -> Command {
         let mut cmd = if self.as_pg_user {
