@@ -88,6 +88,9 @@ impl Client {
         let pool = PgPoolOptions::new()
             .max_connections(config.pool_size)
             .acquire_timeout(config.connect_timeout)
+            // A ping before every statement would double the round trips of an enqueue. A
+            // connection that died meanwhile fails its next call as unavailable and is dropped.
+            .test_before_acquire(false)
             .connect_with(options)
             .await?;
         let client = Client {

@@ -65,8 +65,7 @@ impl Client {
             return Ok(Vec::new());
         }
         let payloads: Vec<&[u8]> = requests.iter().map(|r| r.payload.as_slice()).collect();
-        let fingerprints: Vec<Value> = requests.iter().map(JobRequest::fingerprint).collect();
-        let texts: Vec<String> = fingerprints.iter().map(Value::to_string).collect();
+        let texts: Vec<String> = requests.iter().map(|r| r.fingerprint().to_json()).collect();
         if requests.iter().all(|r| r.key.is_none()) {
             return self.insert_unkeyed(&payloads, &texts).await;
         }
@@ -92,7 +91,7 @@ impl Client {
             match rows {
                 Ok(rows) => return resolved(rows, requests.len()),
                 Err(e) => match sqlstate(&e).as_deref() {
-                    Some(CONFLICT_SQLSTATE) => return Err(conflict(&e, requests, &fingerprints)),
+                    Some(CONFLICT_SQLSTATE) => return Err(conflict(&e, requests)),
                     Some(DEADLOCK_SQLSTATE) if attempt < DEADLOCK_RETRIES => attempt += 1,
                     _ => return Err(e.into()),
                 },
@@ -151,7 +150,7 @@ fn sqlstate(e: &sqlx::Error) -> Option<String> {
         .map(|c| c.into_owned())
 }
 
-fn conflict(e: &sqlx::Error, requests: &[JobRequest], fingerprints: &[Value]) -> Error {
+fn conflict(e: &sqlx::Error, requests: &[JobRequest]) -> Error {
     let detail = e
         .as_database_error()
         .and_then(|d| d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>())
@@ -169,6 +168,9 @@ fn conflict(e: &sqlx::Error, requests: &[JobRequest], fingerprints: &[Value]) ->
         batch_index: detail.batch_index,
         key_preview: keys::preview(key),
         key_digest: keys::hex(&keys::digest(key)),
-        fields: differing_fields(&detail.accepted, &fingerprints[detail.index]),
+        fields: differing_fields(
+            &detail.accepted,
+            &requests[detail.index].fingerprint().to_value(),
+        ),
     }))
 }

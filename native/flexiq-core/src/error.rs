@@ -79,6 +79,13 @@ impl From<sqlx::Error> for Error {
             | sqlx::Error::Io(_)
             | sqlx::Error::Tls(_)
             | sqlx::Error::WorkerCrashed => Error::Unavailable(e.to_string()),
+            // Connection exceptions (08) and the server shutting down or starting up (57P).
+            sqlx::Error::Database(ref d)
+                if d.code()
+                    .is_some_and(|c| c.starts_with("08") || c.starts_with("57P")) =>
+            {
+                Error::Unavailable(e.to_string())
+            }
             other => Error::Storage(other.to_string()),
         }
     }

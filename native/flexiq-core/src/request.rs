@@ -128,40 +128,61 @@ impl JobRequest {
 
     /// The request object stored with a keyed job and compared on replay: every field that
     /// makes two enqueues "the same request". Unset options are absent, not null.
-    pub(crate) fn fingerprint(&self) -> Value {
-        let mut tags = self.tags.clone();
-        tags.sort();
+    pub(crate) fn fingerprint(&self) -> Fingerprint<'_> {
+        let mut tags: Vec<&str> = self.tags.iter().map(String::as_str).collect();
+        tags.sort_unstable();
         tags.dedup();
-        let mut fields = serde_json::Map::new();
-        fields.insert("queue".into(), self.queue.clone().into());
-        fields.insert("task".into(), self.task.clone().into());
-        fields.insert(
-            "payloadSha256".into(),
-            keys::hex(&Sha256::digest(&self.payload)).into(),
-        );
-        fields.insert("priority".into(), self.priority.into());
-        match self.schedule {
-            Schedule::Immediate => {}
-            Schedule::At { micros } => {
-                fields.insert("runAtMicros".into(), micros.into());
-            }
-            Schedule::Delay { millis } => {
-                fields.insert("delayMs".into(), millis.into());
-            }
+        let (run_at_micros, delay_ms) = match self.schedule {
+            Schedule::Immediate => (None, None),
+            Schedule::At { micros } => (Some(micros), None),
+            Schedule::Delay { millis } => (None, Some(millis)),
+        };
+        Fingerprint {
+            queue: &self.queue,
+            task: &self.task,
+            payload_sha256: keys::hex(&Sha256::digest(&self.payload)),
+            priority: self.priority,
+            run_at_micros,
+            delay_ms,
+            max_attempts: self.max_attempts,
+            retry_policy: self.retry,
+            timeout_ms: self.timeout_ms,
+            tags,
+            key_retention_ms: self.key_retention_ms,
         }
-        fields.insert("maxAttempts".into(), self.max_attempts.into());
-        fields.insert(
-            "retryPolicy".into(),
-            serde_json::to_value(self.retry).unwrap_or(Value::Null),
-        );
-        if let Some(ms) = self.timeout_ms {
-            fields.insert("timeoutMs".into(), ms.into());
-        }
-        fields.insert("tags".into(), tags.into());
-        if let Some(ms) = self.key_retention_ms {
-            fields.insert("keyRetentionMs".into(), ms.into());
-        }
-        Value::Object(fields)
+    }
+}
+
+/// The fields a replay is compared on, as stored (JSON) with every job.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Fingerprint<'a> {
+    queue: &'a str,
+    task: &'a str,
+    payload_sha256: String,
+    priority: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_at_micros: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    delay_ms: Option<i64>,
+    max_attempts: i32,
+    retry_policy: RetryPolicy,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout_ms: Option<i64>,
+    tags: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key_retention_ms: Option<i64>,
+}
+
+impl Fingerprint<'_> {
+    /// The JSON text sent to PostgreSQL.
+    pub(crate) fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The JSON value, for naming differing fields.
+    pub(crate) fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
 
@@ -208,7 +229,9 @@ mod tests {
 
     #[test]
     fn immediate_schedule_is_absent_from_the_fingerprint() {
-        let f = JobRequest::new("t", b"{}".to_vec()).fingerprint();
+        let f = JobRequest::new("t", b"{}".to_vec())
+            .fingerprint()
+            .to_value();
         assert!(f.get("runAtMicros").is_none() && f.get("delayMs").is_none());
     }
 
@@ -218,7 +241,7 @@ mod tests {
         a.tags = vec!["b".into(), "a".into()];
         let mut b = a.clone();
         b.tags = vec!["a".into(), "b".into(), "a".into()];
-        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert_eq!(a.fingerprint().to_json(), b.fingerprint().to_json());
     }
 
     #[test]
@@ -229,7 +252,7 @@ mod tests {
         b.priority = 3;
         b.schedule = Schedule::Delay { millis: 5 };
         assert_eq!(
-            differing_fields(&a.fingerprint(), &b.fingerprint()),
+            differing_fields(&a.fingerprint().to_value(), &b.fingerprint().to_value()),
             ["delay", "payload", "priority"]
         );
     }

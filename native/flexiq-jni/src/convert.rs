@@ -71,7 +71,9 @@ fn check_len(actual: usize, expected: usize, name: &'static str) -> BridgeResult
 }
 
 /// Reads a `String[]` whose entries may be null; local references are freed as they are read,
-/// so a batch of any size stays within the JNI frame's capacity.
+/// so a batch of any size stays within the JNI frame's capacity. A batch with uniform options
+/// repeats one `String` instance down a column, so an entry that is the same object as the
+/// one before it is not decoded again.
 pub(crate) fn string_array_arg(
     env: &mut Env<'_>,
     array: &JObjectArray<'_, JString<'_>>,
@@ -82,10 +84,20 @@ pub(crate) fn string_array_arg(
         return Err(BridgeError::NullArgument(name));
     }
     check_len(array.len(env)?, len, name)?;
-    let mut out = Vec::with_capacity(len);
+    let mut out: Vec<Option<String>> = Vec::with_capacity(len);
+    let mut previous = None;
     for i in 0..len {
         let element = array.get_element(env, i)?.auto();
-        out.push(optional_string_arg(env, &element)?);
+        let repeated = match (&previous, out.last()) {
+            (Some(p), Some(last)) if env.is_same_object(p, &element)? => Some(last.clone()),
+            _ => None,
+        };
+        let value = match repeated {
+            Some(value) => value,
+            None => optional_string_arg(env, &element)?,
+        };
+        out.push(value);
+        previous = Some(element);
     }
     Ok(out)
 }
