@@ -1,52 +1,53 @@
--- Enqueue. Every job is described by its payload and a request object (the fields a replay is
--- compared on: queue, task, payload digest, priority, runAt or delay, maxAttempts, retryPolicy,
+-- Enqueue. Every job is described by its payload and a request object: the fields a replay is
+-- compared on (queue, task, payload digest, priority, runAt or delay, maxAttempts, retryPolicy,
 -- timeout, tags, keyRetention). Absent options are absent from the object.
 
--- Inserts jobs from parallel arrays. p_ids, when given, holds for each entry the id allocated
--- for it, or NULL to skip the entry; NULL inserts every entry with a fresh id (the unkeyed path).
-CREATE FUNCTION {schema}.insert_jobs(
-    p_ids bigint[],
-    p_payload bytea[], p_request jsonb[], p_scope text[], p_key_digest bytea[], p_key_preview text[])
-RETURNS SETOF bigint
-LANGUAGE sql AS $$
-    INSERT INTO {schema}.jobs (id, queue, task, payload, state, priority, run_at, max_attempts,
-                               retry_initial_ms, retry_max_ms, retry_multiplier, retry_jitter,
-                               timeout_ms, tags, key_scope, key_digest, key_preview)
-    SELECT coalesce(p_ids[t.ord], nextval('{schema}.jobs_id_seq')),
-           t.request->>'queue',
-           t.request->>'task',
-           t.payload,
+-- The row of a new job. Inlined into the INSERTs below, it is the one place that maps a
+-- request to columns.
+CREATE FUNCTION {schema}.job_row(
+    p_id bigint, p_payload bytea, p_request jsonb, p_scope text, p_key_digest bytea, p_key_preview text)
+RETURNS SETOF {schema}.jobs
+LANGUAGE sql STABLE AS $$
+    SELECT p_id,
+           p_request->>'queue',
+           p_request->>'task',
+           p_payload,
            CASE WHEN due.at > now() THEN 'scheduled' ELSE 'available' END,
-           (t.request->>'priority')::integer,
+           (p_request->>'priority')::integer,
            due.at,
-           (t.request->>'maxAttempts')::integer,
-           (t.request->'retryPolicy'->>'initialMs')::bigint,
-           (t.request->'retryPolicy'->>'maxMs')::bigint,
-           (t.request->'retryPolicy'->>'multiplier')::double precision,
-           (t.request->'retryPolicy'->>'jitter')::double precision,
-           (t.request->>'timeoutMs')::bigint,
-           t.request->'tags',
-           t.scope, t.key_digest, t.key_preview
-      FROM unnest(p_payload, p_request, p_scope, p_key_digest, p_key_preview)
-               WITH ORDINALITY AS t(payload, request, scope, key_digest, key_preview, ord)
-     CROSS JOIN LATERAL (SELECT coalesce(
-               timestamptz 'epoch' + (t.request->>'runAtMicros')::bigint * interval '1 microsecond',
-               now() + coalesce((t.request->>'delayMs')::bigint, 0) * interval '1 millisecond') AS at) due
-     WHERE p_ids IS NULL OR p_ids[t.ord] IS NOT NULL
-     ORDER BY t.ord
-    RETURNING id
+           0,
+           (p_request->>'maxAttempts')::integer,
+           (p_request->'retryPolicy'->>'initialMs')::bigint,
+           (p_request->'retryPolicy'->>'maxMs')::bigint,
+           (p_request->'retryPolicy'->>'multiplier')::double precision,
+           (p_request->'retryPolicy'->>'jitter')::double precision,
+           (p_request->>'timeoutMs')::bigint,
+           p_request->'tags',
+           p_scope,
+           p_key_digest,
+           p_key_preview,
+           CASE WHEN p_key_digest IS NOT NULL THEN p_request END,
+           p_key_digest IS NOT NULL,
+           CASE WHEN p_key_digest IS NOT NULL
+                THEN now() + (p_request->>'keyRetentionMs')::bigint * interval '1 millisecond' END,
+           NULL::timestamptz,
+           now(),
+           NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::text
+      FROM (SELECT coalesce(
+                timestamptz 'epoch' + (p_request->>'runAtMicros')::bigint * interval '1 microsecond',
+                now() + coalesce((p_request->>'delayMs')::bigint, 0) * interval '1 millisecond') AS at) due
 $$;
 
 -- Enqueues a batch in which some entries carry a key (digest non-NULL). Returns one row per
--- entry, in input order: the job id that holds the entry's key (or the new job's id) and
+-- entry, in input order: the job that holds the entry's key (or the entry's new job) and
 -- whether the entry was a replay. Raises SQLSTATE FQ409 with a JSON detail when an entry
--- reuses a bound key (or an earlier entry's key) with a different request; the whole batch
--- then writes nothing.
+-- reuses a key held for a different request (or an earlier entry's key with a different
+-- request); the whole batch then writes nothing.
 --
--- Why a function: a replay must report the job that holds the key even when that job was
--- accepted by a transaction that committed after this statement's snapshot was taken. The
--- ON CONFLICT clause locks every conflicting binding, and the statement after it, with a fresh
--- snapshot, reads those locked (so stable) bindings. One call is still one round trip.
+-- A replay writes nothing: its INSERT does nothing ON CONFLICT, and the holder is then read in
+-- a statement of its own, whose fresh snapshot sees holders committed by racing transactions.
+-- If a holder left (its job finished) or its retention expired in between, the entry is tried
+-- again; the unique index alone decides who wins.
 CREATE FUNCTION {schema}.enqueue_keyed(
     p_payload bytea[], p_request jsonb[], p_scope text[], p_key_digest bytea[], p_key_preview text[])
 RETURNS TABLE (job_id bigint, replayed boolean)
@@ -55,90 +56,102 @@ LANGUAGE plpgsql
 SET plan_cache_mode = force_custom_plan
 AS $$
 DECLARE
-    v_ids bigint[];       -- per entry: the id of the job it creates, or NULL
-    v_new bigint[];       -- the ids of the jobs this call creates
+    v_first integer[];    -- per entry: the first entry using its key (itself when unkeyed)
+    v_todo integer[];     -- first entries not yet placed
+    v_placed bigint[];    -- rows (first entry, job, 1 if created here else 0)
+    v_found bigint[];
     v_conflict record;
+    v_round integer := 0;
 BEGIN
+    SELECT array_agg(e.first_ord ORDER BY e.ord) INTO v_first
+      FROM (SELECT t.ord,
+                   CASE WHEN t.key_digest IS NULL THEN t.ord
+                        ELSE first_value(t.ord) OVER (PARTITION BY t.scope, t.key_digest ORDER BY t.ord)
+                   END::integer AS first_ord
+              FROM unnest(p_scope, p_key_digest) WITH ORDINALITY AS t(scope, key_digest, ord)) e;
+
     -- The same key twice in one batch must describe the same request.
-    SELECT d.ord, d.first_ord, d.first_request INTO v_conflict
-      FROM (SELECT t.ord, t.request,
-                   first_value(t.ord) OVER w AS first_ord,
-                   first_value(t.request) OVER w AS first_request
-              FROM unnest(p_scope, p_key_digest, p_request) WITH ORDINALITY AS t(scope, key_digest, request, ord)
-             WHERE t.key_digest IS NOT NULL
-            WINDOW w AS (PARTITION BY t.scope, t.key_digest ORDER BY t.ord)) d
-     WHERE d.request <> d.first_request
-     ORDER BY d.ord
-     LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = 'FQ409', MESSAGE = 'idempotency conflict',
-            DETAIL = jsonb_build_object('index', v_conflict.ord - 1,
-                                        'batchIndex', v_conflict.first_ord - 1,
-                                        'accepted', v_conflict.first_request)::text;
-    END IF;
-
-    -- Bind the first entry of every key, in key order so that concurrent batches lock alike.
-    -- A binding is taken over only once its job has left the active states and its retention
-    -- has passed (held_until <= now()); otherwise the existing row stays and is locked.
-    WITH entries AS (
-        SELECT t.scope, t.key_digest, t.request, t.key_preview, t.ord
-          FROM unnest(p_scope, p_key_digest, p_request, p_key_preview)
-                   WITH ORDINALITY AS t(scope, key_digest, request, key_preview, ord)
-    ), candidates AS (
-        SELECT c.*, nextval('{schema}.jobs_id_seq') AS new_id
-          FROM (SELECT DISTINCT ON (e.scope, e.key_digest) e.*
-                  FROM entries e WHERE e.key_digest IS NOT NULL
-                 ORDER BY e.scope, e.key_digest, e.ord) c
-    ), bound AS (
-        INSERT INTO {schema}.job_keys AS k
-               (scope, key_digest, job_id, request, key_preview, accepted_at, retain_until)
-        SELECT c.scope, c.key_digest, c.new_id, c.request, c.key_preview, now(),
-               now() + (c.request->>'keyRetentionMs')::bigint * interval '1 millisecond'
-          FROM candidates c
-         ORDER BY c.scope, c.key_digest
-            ON CONFLICT (scope, key_digest) DO UPDATE
-           SET job_id = EXCLUDED.job_id, request = EXCLUDED.request,
-               key_preview = EXCLUDED.key_preview, accepted_at = EXCLUDED.accepted_at,
-               retain_until = EXCLUDED.retain_until, held_until = NULL
-         WHERE k.held_until <= now()
-        RETURNING k.job_id
-    ), accepted AS (
-        SELECT c.ord, c.new_id FROM candidates c WHERE c.new_id IN (SELECT b.job_id FROM bound b)
-        UNION ALL
-        SELECT e.ord, nextval('{schema}.jobs_id_seq') FROM entries e WHERE e.key_digest IS NULL
-    )
-    SELECT array_agg(a.new_id ORDER BY e.ord), array_agg(a.new_id) FILTER (WHERE a.new_id IS NOT NULL)
-      INTO v_ids, v_new
-      FROM entries e LEFT JOIN accepted a ON a.ord = e.ord;
-
-    -- Replays of bound keys must describe the same request as the accepted one.
-    SELECT t.ord, k.job_id, k.request INTO v_conflict
-      FROM unnest(p_scope, p_key_digest, p_request) WITH ORDINALITY AS t(scope, key_digest, request, ord)
-      JOIN {schema}.job_keys k ON k.scope = t.scope AND k.key_digest = t.key_digest
-     WHERE k.request <> t.request AND NOT (k.job_id = ANY (coalesce(v_new, '{}')))
+    SELECT t.ord, f.request AS first_request INTO v_conflict
+      FROM unnest(p_request) WITH ORDINALITY AS t(request, ord)
+      JOIN unnest(p_request) WITH ORDINALITY AS f(request, ord) ON f.ord = v_first[t.ord]
+     WHERE f.ord <> t.ord AND t.request <> f.request
      ORDER BY t.ord
      LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'FQ409', MESSAGE = 'idempotency conflict',
-            DETAIL = jsonb_build_object('index', v_conflict.ord - 1, 'jobId', v_conflict.job_id,
+            DETAIL = jsonb_build_object('index', v_conflict.ord - 1,
+                                        'batchIndex', v_first[v_conflict.ord] - 1,
+                                        'accepted', v_conflict.first_request)::text;
+    END IF;
+
+    v_todo := ARRAY(SELECT o FROM generate_series(1, cardinality(v_first)) o WHERE v_first[o] = o);
+    v_placed := '{}';
+    WHILE cardinality(v_todo) > 0 LOOP
+        v_round := v_round + 1;
+        IF v_round > 20 THEN
+            RAISE EXCEPTION USING ERRCODE = '40001',
+                MESSAGE = 'keys kept changing hands while enqueueing; try again';
+        END IF;
+
+        -- Insert the entries still to place, in key order so that racing batches lock alike.
+        WITH todo AS (
+            SELECT t.*, nextval('{schema}.jobs_id_seq') AS id
+              FROM unnest(p_payload, p_request, p_scope, p_key_digest, p_key_preview)
+                       WITH ORDINALITY AS t(payload, request, scope, key_digest, key_preview, ord)
+              JOIN unnest(v_todo) AS w(ord) ON w.ord = t.ord
+        ), inserted AS (
+            INSERT INTO {schema}.jobs
+            SELECT r.*
+              FROM todo, {schema}.job_row(todo.id, todo.payload, todo.request, todo.scope,
+                                          todo.key_digest, todo.key_preview) r
+             ORDER BY todo.scope, todo.key_digest
+                ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING
+            RETURNING id
+        )
+        SELECT v_placed || coalesce(array_agg(ARRAY[todo.ord, todo.id, 1]), '{}'),
+               ARRAY(SELECT x.ord FROM todo x WHERE x.id NOT IN (SELECT i.id FROM inserted i))
+          INTO v_placed, v_todo
+          FROM todo WHERE todo.id IN (SELECT i.id FROM inserted i);
+
+        EXIT WHEN cardinality(v_todo) = 0;
+
+        -- The rest met a holder. Release holders whose retention has closed, so that the next
+        -- round takes their keys over; read the others (this statement's snapshot is fresh).
+        UPDATE {schema}.jobs j SET key_held = false
+          FROM unnest(p_scope, p_key_digest) WITH ORDINALITY AS t(scope, key_digest, ord)
+         WHERE t.ord = ANY (v_todo) AND j.key_held AND j.held_until <= now()
+           AND j.key_scope = t.scope AND j.key_digest = t.key_digest;
+
+        SELECT coalesce(array_agg(ARRAY[t.ord, j.id, 0]), '{}') INTO v_found
+          FROM unnest(p_scope, p_key_digest) WITH ORDINALITY AS t(scope, key_digest, ord)
+          JOIN {schema}.jobs j ON j.key_held AND j.key_scope = t.scope AND j.key_digest = t.key_digest
+         WHERE t.ord = ANY (v_todo);
+        v_placed := v_placed || v_found;
+        -- A holder that left in between is not found: its entry goes round again.
+        v_todo := ARRAY(SELECT w FROM unnest(v_todo) w
+                         WHERE w NOT IN (SELECT f FROM unnest(v_found[:][1:1]) f));
+    END LOOP;
+
+    -- Replays must describe the same request as the one their holder accepted.
+    SELECT t.ord, j.id, j.request INTO v_conflict
+      FROM unnest(p_request) WITH ORDINALITY AS t(request, ord)
+      JOIN unnest(v_placed[:][1:1], v_placed[:][2:2], v_placed[:][3:3]) AS p(ord, id, created)
+        ON p.ord = v_first[t.ord]
+      JOIN {schema}.jobs j ON j.id = p.id
+     WHERE p.created = 0 AND j.request <> t.request
+     ORDER BY t.ord
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'FQ409', MESSAGE = 'idempotency conflict',
+            DETAIL = jsonb_build_object('index', v_conflict.ord - 1, 'jobId', v_conflict.id,
                                         'accepted', v_conflict.request)::text;
     END IF;
 
-    IF v_new IS NOT NULL THEN
-        PERFORM {schema}.insert_jobs(v_ids, p_payload, p_request, p_scope, p_key_digest, p_key_preview);
-    END IF;
-
-    -- Each entry: its own new job, else the new job of the key's first entry, else the job
-    -- holding the key (a primary-key lookup, made only for replays).
     RETURN QUERY
-    SELECT coalesce(v_ids[e.ord],
-                    v_ids[e.first_ord],
-                    (SELECT k.job_id FROM {schema}.job_keys k
-                      WHERE k.scope = e.scope AND k.key_digest = e.key_digest)),
-           v_ids[e.ord] IS NULL
-      FROM (SELECT t.scope, t.key_digest, t.ord,
-                   first_value(t.ord) OVER (PARTITION BY t.scope, t.key_digest ORDER BY t.ord) AS first_ord
-              FROM unnest(p_scope, p_key_digest) WITH ORDINALITY AS t(scope, key_digest, ord)) e
-     ORDER BY e.ord;
+    SELECT p.id, NOT (p.created = 1 AND p.ord = t.ord)
+      FROM generate_series(1, cardinality(v_first)) AS t(ord)
+      JOIN unnest(v_placed[:][1:1], v_placed[:][2:2], v_placed[:][3:3]) AS p(ord, id, created)
+        ON p.ord = v_first[t.ord]
+     ORDER BY t.ord;
 END
 $$;

@@ -6,8 +6,7 @@ SELECT j.id, j.queue, j.task, j.state, j.priority, j.attempt, j.max_attempts,
        (extract(epoch FROM j.started_at) * 1000000)::bigint AS started_at,
        (extract(epoch FROM j.finished_at) * 1000000)::bigint AS finished_at,
        j.key_scope, encode(j.key_digest, 'hex') AS key_digest, j.key_preview,
-       EXISTS (SELECT 1 FROM {schema}.job_keys k
-                WHERE k.job_id = j.id AND (k.held_until IS NULL OR k.held_until > now())) AS key_held,
+       j.key_held AND (j.held_until IS NULL OR j.held_until > now()) AS key_held,
        j.last_error
   FROM {schema}.jobs j
  WHERE j.id = $1

@@ -61,13 +61,13 @@ impl Statements {
             enqueue_keyed: s.sql(
                 "SELECT job_id, replayed FROM {schema}.enqueue_keyed($1, $2::jsonb[], $3, $4, $5)",
             ),
-            insert_unkeyed: s.sql(
-                "SELECT id FROM {schema}.insert_jobs(NULL, $1, $2::jsonb[], NULL, NULL, NULL) AS id",
-            ),
+            insert_unkeyed: s.sql(include_str!("../sql/insert_unkeyed.sql")),
             get_job: s.sql(include_str!("../sql/get_job.sql")),
-            finish_job: s.sql("SELECT {schema}.finish_job($1, $2, $3, $4)"),
+            finish_job: s.sql(include_str!("../sql/finish_job.sql")),
             purge: s.sql("DELETE FROM {schema}.jobs WHERE id = $1 AND state <> 'running'"),
-            expire_keys: s.sql("DELETE FROM {schema}.job_keys WHERE held_until <= now()"),
+            expire_keys: s.sql(
+                "UPDATE {schema}.jobs SET key_held = false WHERE key_held AND held_until <= now()",
+            ),
             claim: s.sql(include_str!("../sql/claim.sql")),
         }
     }

@@ -85,13 +85,14 @@ impl Client {
         state: &str,
         error: Option<&str>,
     ) -> Result<bool> {
-        Ok(sqlx::query_scalar(&self.sql.finish_job)
+        let moved = sqlx::query(&self.sql.finish_job)
             .bind(id)
             .bind(from)
             .bind(state)
             .bind(error)
-            .fetch_one(&self.pool)
-            .await?)
+            .execute(&self.pool)
+            .await?;
+        Ok(moved.rows_affected() == 1)
     }
 
     /// Deletes a job that is not running, and with it its key binding, whatever the retention.
@@ -104,8 +105,8 @@ impl Client {
             == 1)
     }
 
-    /// Deletes key bindings whose job has finished and whose retention has passed; returns how
-    /// many. New enqueues take such bindings over anyway; this keeps the table small.
+    /// Releases the keys of finished jobs whose retention has passed; returns how many. New
+    /// enqueues take such keys over anyway; this keeps the index of held keys small.
     pub async fn expire_keys(&self) -> Result<u64> {
         Ok(sqlx::query(&self.sql.expire_keys)
             .execute(&self.pool)

@@ -58,7 +58,7 @@ class CrossProcessRaceTest {
                 r.next();
                 assertEquals(RaceChild.KEYS, r.getInt(1), "jobs in PostgreSQL");
             }
-            try (ResultSet r = s.executeQuery("SELECT encode(key_digest, 'hex'), job_id FROM " + schema + ".job_keys")) {
+            try (ResultSet r = s.executeQuery("SELECT encode(key_digest, 'hex'), id FROM " + schema + ".jobs WHERE key_held")) {
                 int bindings = 0;
                 while (r.next()) {
                     bindings++;

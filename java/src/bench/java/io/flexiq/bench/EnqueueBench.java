@@ -160,8 +160,9 @@ public final class EnqueueBench {
             connection = DriverManager.getConnection(jdbcUrl);
             keyed = connection.prepareStatement("SELECT job_id, replayed FROM " + SCHEMA
                     + ".enqueue_keyed(?, ?::jsonb[], ?, ?, ?)");
-            unkeyed = connection.prepareStatement("SELECT id FROM " + SCHEMA
-                    + ".insert_jobs(NULL, ?, ?::jsonb[], NULL, NULL, NULL) AS id");
+            unkeyed = connection.prepareStatement("INSERT INTO " + SCHEMA + ".jobs SELECT r.* FROM unnest(?::bytea[], "
+                    + "?::jsonb[]) WITH ORDINALITY AS t(payload, request, ord), " + SCHEMA + ".job_row(nextval('"
+                    + SCHEMA + ".jobs_id_seq'), t.payload, t.request, NULL, NULL, NULL) r ORDER BY t.ord RETURNING id");
         }
 
         /** Sends entries (key null for none) as one statement, computing what the core computes. */
