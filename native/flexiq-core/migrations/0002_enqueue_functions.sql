@@ -71,20 +71,25 @@ BEGIN
               FROM unnest(p_scope, p_key_digest) WITH ORDINALITY AS t(scope, key_digest, ord)) e;
 
     -- The same key twice in one batch must describe the same request.
-    SELECT t.ord, f.request AS first_request INTO v_conflict
-      FROM unnest(p_request) WITH ORDINALITY AS t(request, ord)
-      JOIN unnest(p_request) WITH ORDINALITY AS f(request, ord) ON f.ord = v_first[t.ord]
-     WHERE f.ord <> t.ord AND t.request <> f.request
-     ORDER BY t.ord
+    SELECT d.ord, d.first_ord, d.first_request INTO v_conflict
+      FROM (SELECT t.ord, t.request,
+                   first_value(t.ord) OVER w AS first_ord,
+                   first_value(t.request) OVER w AS first_request
+              FROM unnest(p_scope, p_key_digest, p_request) WITH ORDINALITY AS t(scope, key_digest, request, ord)
+             WHERE t.key_digest IS NOT NULL
+            WINDOW w AS (PARTITION BY t.scope, t.key_digest ORDER BY t.ord)) d
+     WHERE d.request <> d.first_request
+     ORDER BY d.ord
      LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'FQ409', MESSAGE = 'idempotency conflict',
             DETAIL = jsonb_build_object('index', v_conflict.ord - 1,
-                                        'batchIndex', v_first[v_conflict.ord] - 1,
+                                        'batchIndex', v_conflict.first_ord - 1,
                                         'accepted', v_conflict.first_request)::text;
     END IF;
 
-    v_todo := ARRAY(SELECT o FROM generate_series(1, cardinality(v_first)) o WHERE v_first[o] = o);
+    v_todo := ARRAY(SELECT t.ord FROM unnest(v_first) WITH ORDINALITY AS t(first_ord, ord)
+                     WHERE t.first_ord = t.ord);
     v_placed := '{}';
     WHILE cardinality(v_todo) > 0 LOOP
         v_round := v_round + 1;
@@ -119,27 +124,31 @@ BEGIN
         -- round takes their keys over; read the others (this statement's snapshot is fresh).
         UPDATE {schema}.jobs j SET key_held = false
           FROM unnest(p_scope, p_key_digest) WITH ORDINALITY AS t(scope, key_digest, ord)
-         WHERE t.ord = ANY (v_todo) AND j.key_held AND j.held_until <= now()
+          JOIN unnest(v_todo) AS w(ord) ON w.ord = t.ord
+         WHERE j.key_held AND j.held_until <= now()
            AND j.key_scope = t.scope AND j.key_digest = t.key_digest;
 
         SELECT coalesce(array_agg(ARRAY[t.ord, j.id, 0]), '{}') INTO v_found
           FROM unnest(p_scope, p_key_digest) WITH ORDINALITY AS t(scope, key_digest, ord)
-          JOIN {schema}.jobs j ON j.key_held AND j.key_scope = t.scope AND j.key_digest = t.key_digest
-         WHERE t.ord = ANY (v_todo);
+          JOIN unnest(v_todo) AS w(ord) ON w.ord = t.ord
+          JOIN {schema}.jobs j ON j.key_held AND j.key_scope = t.scope AND j.key_digest = t.key_digest;
         v_placed := v_placed || v_found;
         -- A holder that left in between is not found: its entry goes round again.
         v_todo := ARRAY(SELECT w FROM unnest(v_todo) w
                          WHERE w NOT IN (SELECT f FROM unnest(v_found[:][1:1]) f));
     END LOOP;
 
-    -- Replays must describe the same request as the one their holder accepted.
-    SELECT t.ord, j.id, j.request INTO v_conflict
-      FROM unnest(p_request) WITH ORDINALITY AS t(request, ord)
-      JOIN unnest(v_placed[:][1:1], v_placed[:][2:2], v_placed[:][3:3]) AS p(ord, id, created)
-        ON p.ord = v_first[t.ord]
-      JOIN {schema}.jobs j ON j.id = p.id
-     WHERE p.created = 0 AND j.request <> t.request
-     ORDER BY t.ord
+    -- Replays must describe the same request as the one their holder accepted. (OFFSET 0 keeps
+    -- the LIMIT from talking the planner into a nested loop over the whole batch.)
+    SELECT c.* INTO v_conflict
+      FROM (SELECT t.ord, j.id, j.request
+              FROM unnest(p_request, v_first) WITH ORDINALITY AS t(request, first_ord, ord)
+              JOIN unnest(v_placed[:][1:1], v_placed[:][2:2], v_placed[:][3:3]) AS p(ord, id, created)
+                ON p.ord = t.first_ord
+              JOIN {schema}.jobs j ON j.id = p.id
+             WHERE p.created = 0 AND j.request <> t.request
+            OFFSET 0) c
+     ORDER BY c.ord
      LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'FQ409', MESSAGE = 'idempotency conflict',
@@ -149,9 +158,9 @@ BEGIN
 
     RETURN QUERY
     SELECT p.id, NOT (p.created = 1 AND p.ord = t.ord)
-      FROM generate_series(1, cardinality(v_first)) AS t(ord)
+      FROM unnest(v_first) WITH ORDINALITY AS t(first_ord, ord)
       JOIN unnest(v_placed[:][1:1], v_placed[:][2:2], v_placed[:][3:3]) AS p(ord, id, created)
-        ON p.ord = v_first[t.ord]
+        ON p.ord = t.first_ord
      ORDER BY t.ord;
 END
 $$;
