@@ -51,10 +51,7 @@ $$;
 CREATE FUNCTION {schema}.enqueue_keyed(
     p_payload bytea[], p_request jsonb[], p_scope text[], p_key_digest bytea[], p_key_preview text[])
 RETURNS TABLE (job_id bigint, replayed boolean)
-LANGUAGE plpgsql
--- Batches range from one entry to thousands: a plan cached for one size must not serve the other.
-SET plan_cache_mode = force_custom_plan
-AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
     v_first integer[];    -- per entry: the first entry using its key (itself when unkeyed)
     v_todo integer[];     -- first entries not yet placed
