@@ -113,9 +113,4 @@ impl Client {
     pub fn schema(&self) -> &str {
         self.schema.name()
     }
-
-    /// Closes every connection; calls after this fail as unavailable.
-    pub async fn close(&self) {
-        self.pool.close().await;
-    }
 }

@@ -7,7 +7,7 @@ use jni::objects::{
     JByteArray, JClass, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString,
 };
 use jni::sys::{jboolean, jint, jlong, jstring};
-use jni::{Env, EnvUnowned};
+use jni::EnvUnowned;
 
 use flexiq_core::{Client, ClientConfig, JobRequest, Outcome, RetryPolicy, Schedule};
 
@@ -224,13 +224,7 @@ enum JobAction {
     MarkCompleted,
 }
 
-fn job_action(
-    env: &mut Env<'_>,
-    client: jlong,
-    job_id: jlong,
-    action: JobAction,
-) -> BridgeResult<jboolean> {
-    let _ = env;
+fn job_action(client: jlong, job_id: jlong, action: JobAction) -> BridgeResult<jboolean> {
     let client = CLIENTS.get(client)?;
     let done = match action {
         JobAction::Cancel => block_on(client.cancel(job_id))??,
@@ -249,7 +243,7 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeCancel<'local>
     job_id: jlong,
 ) -> jboolean {
     unowned
-        .with_env(|env| job_action(env, client, job_id, JobAction::Cancel))
+        .with_env(|_env| job_action(client, job_id, JobAction::Cancel))
         .resolve::<ThrowMapped>()
 }
 
@@ -262,7 +256,7 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativePurge<'local>(
     job_id: jlong,
 ) -> jboolean {
     unowned
-        .with_env(|env| job_action(env, client, job_id, JobAction::Purge))
+        .with_env(|_env| job_action(client, job_id, JobAction::Purge))
         .resolve::<ThrowMapped>()
 }
 
@@ -275,7 +269,7 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeMarkCompleted<
     job_id: jlong,
 ) -> jboolean {
     unowned
-        .with_env(|env| job_action(env, client, job_id, JobAction::MarkCompleted))
+        .with_env(|_env| job_action(client, job_id, JobAction::MarkCompleted))
         .resolve::<ThrowMapped>()
 }
 
