@@ -216,60 +216,28 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeGetJob<'local>
         .resolve::<ThrowMapped>()
 }
 
-/// The state changes Java can ask for by job id.
-#[derive(Clone, Copy)]
-enum JobAction {
-    Cancel,
-    Purge,
-    MarkCompleted,
-}
-
-fn job_action(client: jlong, job_id: jlong, action: JobAction) -> BridgeResult<jboolean> {
-    let client = CLIENTS.get(client)?;
-    let done = match action {
-        JobAction::Cancel => block_on(client.cancel(job_id))??,
-        JobAction::Purge => block_on(client.purge(job_id))??,
-        JobAction::MarkCompleted => block_on(client.mark_completed(job_id))??,
-    };
-    Ok(done)
-}
-
-/// `static native boolean nativeCancel(long client, long jobId)`
+/// `static native boolean nativeJobAction(long client, long jobId, int action)`: one of the
+/// state changes Java asks for by job id (the `JOB_*` constants of `NativeBridge`). Returns
+/// whether the job was in a state the change applies to.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeCancel<'local>(
+pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeJobAction<'local>(
     mut unowned: EnvUnowned<'local>,
     _class: JClass<'local>,
     client: jlong,
     job_id: jlong,
+    action: jint,
 ) -> jboolean {
     unowned
-        .with_env(|_env| job_action(client, job_id, JobAction::Cancel))
-        .resolve::<ThrowMapped>()
-}
-
-/// `static native boolean nativePurge(long client, long jobId)`
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativePurge<'local>(
-    mut unowned: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    client: jlong,
-    job_id: jlong,
-) -> jboolean {
-    unowned
-        .with_env(|_env| job_action(client, job_id, JobAction::Purge))
-        .resolve::<ThrowMapped>()
-}
-
-/// `static native boolean nativeMarkCompleted(long client, long jobId)`
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeMarkCompleted<'local>(
-    mut unowned: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    client: jlong,
-    job_id: jlong,
-) -> jboolean {
-    unowned
-        .with_env(|_env| job_action(client, job_id, JobAction::MarkCompleted))
+        .with_env(|_env| -> BridgeResult<jboolean> {
+            let client = CLIENTS.get(client)?;
+            let done = match action {
+                0 => block_on(client.cancel(job_id))??,
+                1 => block_on(client.purge(job_id))??,
+                2 => block_on(client.mark_completed(job_id))??,
+                other => return Err(BridgeError::BadArgument(format!("no job action {other}"))),
+            };
+            Ok(done)
+        })
         .resolve::<ThrowMapped>()
 }
 

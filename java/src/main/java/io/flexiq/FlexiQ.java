@@ -123,7 +123,7 @@ public final class FlexiQ implements AutoCloseable {
      */
     public boolean cancel(String jobId) {
         requireOpen();
-        return NativeBridge.cancel(handle, parseId(jobId));
+        return NativeBridge.jobAction(handle, parseId(jobId), NativeBridge.JOB_CANCEL);
     }
 
     /**
@@ -133,7 +133,7 @@ public final class FlexiQ implements AutoCloseable {
      */
     public boolean purge(String jobId) {
         requireOpen();
-        return NativeBridge.purge(handle, parseId(jobId));
+        return NativeBridge.jobAction(handle, parseId(jobId), NativeBridge.JOB_PURGE);
     }
 
     /**
@@ -144,7 +144,7 @@ public final class FlexiQ implements AutoCloseable {
      */
     public boolean markCompleted(String jobId) {
         requireOpen();
-        return NativeBridge.markCompleted(handle, parseId(jobId));
+        return NativeBridge.jobAction(handle, parseId(jobId), NativeBridge.JOB_MARK_COMPLETED);
     }
 
     /**

@@ -97,22 +97,17 @@ public final class NativeBridge {
         return nativeGetJob(client, jobId);
     }
 
-    /** Cancels a pending job. */
-    public static boolean cancel(long client, long jobId) {
-        ensureLoaded();
-        return nativeCancel(client, jobId);
-    }
+    /** {@link #jobAction}: cancel a pending job. */
+    public static final int JOB_CANCEL = 0;
+    /** {@link #jobAction}: delete a job that is not running. */
+    public static final int JOB_PURGE = 1;
+    /** {@link #jobAction}: complete a pending or running job without running it. */
+    public static final int JOB_MARK_COMPLETED = 2;
 
-    /** Deletes a job that is not running. */
-    public static boolean purge(long client, long jobId) {
+    /** Applies one of the {@code JOB_*} changes; false if the job's state does not allow it. */
+    public static boolean jobAction(long client, long jobId, int action) {
         ensureLoaded();
-        return nativePurge(client, jobId);
-    }
-
-    /** Completes a pending or running job without running it. */
-    public static boolean markCompleted(long client, long jobId) {
-        ensureLoaded();
-        return nativeMarkCompleted(client, jobId);
+        return nativeJobAction(client, jobId, action);
     }
 
     /** Deletes expired key bindings; returns how many. */
@@ -156,11 +151,7 @@ public final class NativeBridge {
 
     private static native String nativeGetJob(long client, long jobId);
 
-    private static native boolean nativeCancel(long client, long jobId);
-
-    private static native boolean nativePurge(long client, long jobId);
-
-    private static native boolean nativeMarkCompleted(long client, long jobId);
+    private static native boolean nativeJobAction(long client, long jobId, int action);
 
     private static native long nativeExpireKeys(long client);
 
