@@ -11,16 +11,16 @@ use crate::errors::{BridgeError, BridgeResult};
 pub struct Handles<T> {
     kind: &'static str,
     next: AtomicI64,
-    live: RwLock<Option<HashMap<i64, Arc<T>>>>,
+    live: RwLock<HashMap<i64, Arc<T>>>,
 }
 
 impl<T> Handles<T> {
     /// An empty table; `kind` names the objects in error messages.
-    pub const fn new(kind: &'static str) -> Handles<T> {
+    pub fn new(kind: &'static str) -> Handles<T> {
         Handles {
             kind,
             next: AtomicI64::new(1),
-            live: RwLock::new(None),
+            live: RwLock::new(HashMap::new()),
         }
     }
 
@@ -28,22 +28,21 @@ impl<T> Handles<T> {
     pub fn insert(&self, value: T) -> i64 {
         let handle = self.next.fetch_add(1, Ordering::Relaxed);
         let mut live = self.live.write().unwrap_or_else(|p| p.into_inner());
-        live.get_or_insert_with(HashMap::new)
-            .insert(handle, Arc::new(value));
+        live.insert(handle, Arc::new(value));
         handle
     }
 
     /// The object behind `handle`; calls already running keep it alive after a close.
     pub fn get(&self, handle: i64) -> BridgeResult<Arc<T>> {
         let live = self.live.read().unwrap_or_else(|p| p.into_inner());
-        live.as_ref()
-            .and_then(|m| m.get(&handle).cloned())
+        live.get(&handle)
+            .cloned()
             .ok_or(BridgeError::Closed(self.kind))
     }
 
     /// Removes `handle`; the object is dropped once no running call holds it. Idempotent.
     pub fn remove(&self, handle: i64) -> Option<Arc<T>> {
         let mut live = self.live.write().unwrap_or_else(|p| p.into_inner());
-        live.as_mut().and_then(|m| m.remove(&handle))
+        live.remove(&handle)
     }
 }

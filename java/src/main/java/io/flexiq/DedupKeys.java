@@ -36,7 +36,8 @@ public final class DedupKeys {
             return explicit.get();
         }
         boolean derive = options.idempotent().orElse(task.isIdempotent());
-        return derive ? autoKey(task.name(), serializedPayload) : null;
+        // Task names are checked when the Task is made; no need to check again per enqueue.
+        return derive ? NativeBridge.autoKey(task.name(), serializedPayload) : null;
     }
 
     /**
