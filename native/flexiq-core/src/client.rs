@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::PgPool;
+use sqlx::postgres::PgConnectOptions;
 
 use crate::error::{Error, Result};
+use crate::pool::Pool;
 use crate::schema::{self, Schema};
 
 /// How to build a [`Client`].
@@ -39,7 +39,7 @@ impl ClientConfig {
 
 /// A FlexiQ client. Cheap to share: every method takes `&self`.
 pub struct Client {
-    pub(crate) pool: PgPool,
+    pub(crate) pool: Pool,
     pub(crate) schema: Schema,
     pub(crate) sql: Statements,
 }
@@ -85,19 +85,13 @@ impl Client {
             .url
             .parse()
             .map_err(|e| Error::InvalidArgument(format!("not a PostgreSQL URL: {e}")))?;
-        let pool = PgPoolOptions::new()
-            .max_connections(config.pool_size)
-            .acquire_timeout(config.connect_timeout)
-            // A ping before every statement would double the round trips of an enqueue. A
-            // connection that died meanwhile fails its next call as unavailable and is dropped.
-            .test_before_acquire(false)
-            .connect_with(options)
-            .await?;
         let client = Client {
             sql: Statements::for_schema(&schema),
-            pool,
+            pool: Pool::new(options, config.pool_size, config.connect_timeout),
             schema,
         };
+        // Fail here, not at the first call, when PostgreSQL cannot be reached.
+        client.pool.run(async |_| Ok(())).await??;
         if config.migrate {
             client.migrate().await?;
         }
@@ -106,7 +100,10 @@ impl Client {
 
     /// Applies missing migrations; returns how many ran.
     pub async fn migrate(&self) -> Result<usize> {
-        schema::migrate(&self.pool, &self.schema).await
+        Ok(self
+            .pool
+            .run(async |c| schema::migrate(c, &self.schema).await)
+            .await??)
     }
 
     /// The schema this client works in.

@@ -80,14 +80,19 @@ impl Client {
             .collect();
         let mut attempt = 0;
         loop {
-            let rows = sqlx::query_as::<_, (Option<i64>, bool)>(&self.sql.enqueue_keyed)
-                .bind(&payloads)
-                .bind(&texts)
-                .bind(&scopes)
-                .bind(&digests)
-                .bind(&previews)
-                .fetch_all(&self.pool)
-                .await;
+            let rows = self
+                .pool
+                .run(async |c| {
+                    sqlx::query_as::<_, (Option<i64>, bool)>(&self.sql.enqueue_keyed)
+                        .bind(&payloads)
+                        .bind(&texts)
+                        .bind(&scopes)
+                        .bind(&digests)
+                        .bind(&previews)
+                        .fetch_all(c)
+                        .await
+                })
+                .await?;
             match rows {
                 Ok(rows) => return resolved(rows, requests.len()),
                 Err(e) => match sqlstate(&e).as_deref() {
@@ -104,11 +109,16 @@ impl Client {
         payloads: &[&[u8]],
         requests: &[String],
     ) -> Result<Vec<Enqueued>> {
-        let mut ids: Vec<i64> = sqlx::query_scalar(&self.sql.insert_unkeyed)
-            .bind(payloads)
-            .bind(requests)
-            .fetch_all(&self.pool)
-            .await?;
+        let mut ids: Vec<i64> = self
+            .pool
+            .run(async |c| {
+                sqlx::query_scalar(&self.sql.insert_unkeyed)
+                    .bind(payloads)
+                    .bind(requests)
+                    .fetch_all(c)
+                    .await
+            })
+            .await??;
         // Rows are inserted in input order, each taking the next sequence value, so ascending
         // ids are input order whatever order RETURNING used.
         ids.sort_unstable();

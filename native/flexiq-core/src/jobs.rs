@@ -50,10 +50,16 @@ pub struct ClaimedJob {
 impl Client {
     /// The job with this id, if it exists.
     pub async fn get_job(&self, id: i64) -> Result<Option<JobInfo>> {
-        Ok(sqlx::query_as(&self.sql.get_job)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?)
+        let job = self
+            .pool
+            .run(async |c| {
+                sqlx::query_as(&self.sql.get_job)
+                    .bind(id)
+                    .fetch_optional(c)
+                    .await
+            })
+            .await??;
+        Ok(job)
     }
 
     /// Cancels a pending job and releases its key. False when the job is not pending.
@@ -85,33 +91,38 @@ impl Client {
         state: &str,
         error: Option<&str>,
     ) -> Result<bool> {
-        let moved = sqlx::query(&self.sql.finish_job)
-            .bind(id)
-            .bind(from)
-            .bind(state)
-            .bind(error)
-            .execute(&self.pool)
-            .await?;
+        let moved = self
+            .pool
+            .run(async |c| {
+                sqlx::query(&self.sql.finish_job)
+                    .bind(id)
+                    .bind(from)
+                    .bind(state)
+                    .bind(error)
+                    .execute(c)
+                    .await
+            })
+            .await??;
         Ok(moved.rows_affected() == 1)
     }
 
     /// Deletes a job that is not running, and with it its key binding, whatever the retention.
     pub async fn purge(&self, id: i64) -> Result<bool> {
-        Ok(sqlx::query(&self.sql.purge)
-            .bind(id)
-            .execute(&self.pool)
-            .await?
-            .rows_affected()
-            == 1)
+        let purged = self
+            .pool
+            .run(async |c| sqlx::query(&self.sql.purge).bind(id).execute(c).await)
+            .await??;
+        Ok(purged.rows_affected() == 1)
     }
 
     /// Releases the keys of finished jobs whose retention has passed; returns how many. New
     /// enqueues take such keys over anyway; this keeps the index of held keys small.
     pub async fn expire_keys(&self) -> Result<u64> {
-        Ok(sqlx::query(&self.sql.expire_keys)
-            .execute(&self.pool)
-            .await?
-            .rows_affected())
+        let expired = self
+            .pool
+            .run(async |c| sqlx::query(&self.sql.expire_keys).execute(c).await)
+            .await??;
+        Ok(expired.rows_affected())
     }
 
     /// Claims up to `limit` due jobs of `queues` under a lease of `lease`.
@@ -122,11 +133,17 @@ impl Client {
         lease: Duration,
     ) -> Result<Vec<ClaimedJob>> {
         let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
-        Ok(sqlx::query_as(&self.sql.claim)
-            .bind(queues)
-            .bind(limit)
-            .bind(lease_ms)
-            .fetch_all(&self.pool)
-            .await?)
+        let claimed = self
+            .pool
+            .run(async |c| {
+                sqlx::query_as(&self.sql.claim)
+                    .bind(queues)
+                    .bind(limit)
+                    .bind(lease_ms)
+                    .fetch_all(c)
+                    .await
+            })
+            .await??;
+        Ok(claimed)
     }
 }

@@ -8,6 +8,7 @@ pub mod enqueue;
 pub mod error;
 pub mod jobs;
 pub mod keys;
+mod pool;
 pub mod recipe;
 pub mod request;
 pub mod schema;

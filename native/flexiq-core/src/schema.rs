@@ -1,6 +1,7 @@
 //! The client's PostgreSQL schema and the versioned migrations that build it.
 
-use sqlx::{Executor, PgPool};
+use sqlx::postgres::PgConnection;
+use sqlx::{Connection, Executor};
 
 use crate::error::{Error, Result};
 
@@ -65,7 +66,7 @@ impl Schema {
 ///
 /// Safe when several processes migrate at once: a transaction-scoped advisory lock, keyed by
 /// the schema name, lets one of them in at a time, and the others then find nothing to do.
-pub async fn migrate(pool: &PgPool, schema: &Schema) -> Result<usize> {
+pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> sqlx::Result<usize> {
     let bootstrap = schema.sql(
         "CREATE SCHEMA IF NOT EXISTS {schema};
          CREATE TABLE IF NOT EXISTS {schema}.schema_migrations (
@@ -76,7 +77,7 @@ pub async fn migrate(pool: &PgPool, schema: &Schema) -> Result<usize> {
     let list = schema.sql("SELECT version FROM {schema}.schema_migrations");
     let record =
         schema.sql("INSERT INTO {schema}.schema_migrations (version, description) VALUES ($1, $2)");
-    let mut tx = pool.begin().await?;
+    let mut tx = connection.begin().await?;
     sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
         .bind(format!("flexiq.migrate.{}", schema.name()))
         .execute(tx.as_mut())
