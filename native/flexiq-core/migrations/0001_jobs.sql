@@ -22,8 +22,11 @@ CREATE TABLE {schema}.jobs (
     key_scope        text,
     key_digest       bytea,
     key_preview      text,
-    -- What was accepted under the key (queue, task, payload digest, options), for replays.
-    request          jsonb,
+    -- What was asked for, as asked: a replay is compared on these and on the columns above
+    -- (run_at and retain_until are what they worked out to).
+    requested_run_at timestamptz,
+    requested_delay_ms bigint,
+    key_retention_ms bigint,
     -- Whether the key resolves to this job: true while it is pending or running, and after
     -- that until held_until (acceptance + retention) when a retention window was asked for.
     key_held         boolean     NOT NULL,

@@ -1,7 +1,9 @@
--- A batch without keys: one plain insert. Rows take ids in input order.
+-- A batch without keys: one plain insert. Ids are drawn in array order, so ascending ids are
+-- input order.
 INSERT INTO {schema}.jobs
-SELECT r.*
-  FROM unnest($1::bytea[], $2::jsonb[]) WITH ORDINALITY AS t(payload, request, ord),
-       {schema}.job_row(nextval('{schema}.jobs_id_seq'), t.payload, t.request, NULL, NULL, NULL) r
- ORDER BY t.ord
+SELECT n.*
+  FROM {schema}.new_jobs(
+           ARRAY(SELECT nextval('{schema}.jobs_id_seq') FROM generate_series(1, cardinality($1::bytea[]))),
+           $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb[], $14,
+           NULL, NULL, NULL) n
 RETURNING id

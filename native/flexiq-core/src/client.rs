@@ -58,9 +58,7 @@ pub(crate) struct Statements {
 impl Statements {
     fn for_schema(s: &Schema) -> Statements {
         Statements {
-            enqueue_keyed: s.sql(
-                "SELECT job_id, replayed FROM {schema}.enqueue_keyed($1, $2::jsonb[], $3, $4, $5)",
-            ),
+            enqueue_keyed: s.sql(include_str!("../sql/enqueue_keyed.sql")),
             insert_unkeyed: s.sql(include_str!("../sql/insert_unkeyed.sql")),
             get_job: s.sql(include_str!("../sql/get_job.sql")),
             finish_job: s.sql(include_str!("../sql/finish_job.sql")),

@@ -4,6 +4,10 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use sqlx::postgres::PgRow;
+use sqlx::Row;
+
+use crate::batch::{Columns, KeyedBatch};
 use crate::client::Client;
 use crate::error::{Conflict, Error, Result};
 use crate::keys;
@@ -36,9 +40,9 @@ const DEADLOCK_RETRIES: usize = 5;
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ConflictDetail {
+    /// The position of the entry among those sent.
     index: usize,
-    job_id: Option<i64>,
-    batch_index: Option<usize>,
+    job_id: i64,
     accepted: Value,
 }
 
@@ -64,39 +68,30 @@ impl Client {
         if requests.is_empty() {
             return Ok(Vec::new());
         }
-        let payloads: Vec<&[u8]> = requests.iter().map(|r| r.payload.as_slice()).collect();
-        let texts: Vec<String> = requests.iter().map(|r| r.fingerprint().to_json()).collect();
         if requests.iter().all(|r| r.key.is_none()) {
-            return self.insert_unkeyed(&payloads, &texts).await;
+            return self.insert_unkeyed(requests).await;
         }
-        let scopes: Vec<&str> = requests.iter().map(|r| r.scope.as_str()).collect();
-        let digests: Vec<Option<Vec<u8>>> = requests
-            .iter()
-            .map(|r| r.key.as_deref().map(keys::digest))
-            .collect();
-        let previews: Vec<Option<String>> = requests
-            .iter()
-            .map(|r| r.key.as_deref().map(keys::preview))
-            .collect();
+        let batch = KeyedBatch::group(requests).map_err(Error::Conflict)?;
         let mut attempt = 0;
         loop {
             let rows = self
                 .pool
                 .run(async |c| {
-                    sqlx::query_as::<_, (Option<i64>, bool)>(&self.sql.enqueue_keyed)
-                        .bind(&payloads)
-                        .bind(&texts)
-                        .bind(&scopes)
-                        .bind(&digests)
-                        .bind(&previews)
+                    batch
+                        .columns
+                        .bind(sqlx::query(&self.sql.enqueue_keyed))
+                        .bind(&batch.scopes)
+                        .bind(&batch.digests)
+                        .bind(&batch.previews)
+                        .bind(&batch.id_ranks)
                         .fetch_all(c)
                         .await
                 })
                 .await?;
             match rows {
-                Ok(rows) => return resolved(rows, requests.len()),
+                Ok(rows) => return resolved(&rows, &batch),
                 Err(e) => match sqlstate(&e).as_deref() {
-                    Some(CONFLICT_SQLSTATE) => return Err(conflict(&e, requests)),
+                    Some(CONFLICT_SQLSTATE) => return Err(conflict(&e, requests, &batch)),
                     Some(DEADLOCK_SQLSTATE) if attempt < DEADLOCK_RETRIES => attempt += 1,
                     _ => return Err(e.into()),
                 },
@@ -104,23 +99,23 @@ impl Client {
         }
     }
 
-    async fn insert_unkeyed(
-        &self,
-        payloads: &[&[u8]],
-        requests: &[String],
-    ) -> Result<Vec<Enqueued>> {
-        let mut ids: Vec<i64> = self
+    async fn insert_unkeyed(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
+        let columns = Columns::of(requests.iter());
+        let rows = self
             .pool
             .run(async |c| {
-                sqlx::query_scalar(&self.sql.insert_unkeyed)
-                    .bind(payloads)
-                    .bind(requests)
+                columns
+                    .bind(sqlx::query(&self.sql.insert_unkeyed))
                     .fetch_all(c)
                     .await
             })
             .await??;
-        // Rows are inserted in input order, each taking the next sequence value, so ascending
-        // ids are input order whatever order RETURNING used.
+        let mut ids = rows
+            .iter()
+            .map(|row| row.try_get::<i64, _>(0))
+            .collect::<sqlx::Result<Vec<i64>>>()?;
+        // Ids are drawn in input order, so ascending ids are input order whatever order
+        // RETURNING used.
         ids.sort_unstable();
         Ok(ids
             .into_iter()
@@ -132,26 +127,34 @@ impl Client {
     }
 }
 
-fn resolved(rows: Vec<(Option<i64>, bool)>, expected: usize) -> Result<Vec<Enqueued>> {
-    if rows.len() != expected {
+/// Each input entry's job: the one its key resolved to, which it created only when it is the
+/// entry that carried the key and the function created the job.
+fn resolved(rows: &[PgRow], batch: &KeyedBatch) -> Result<Vec<Enqueued>> {
+    if rows.len() != batch.sent.len() {
         return Err(Error::Storage(format!(
-            "enqueue returned {} rows for {expected} entries",
-            rows.len()
+            "enqueue returned {} rows for {} entries",
+            rows.len(),
+            batch.sent.len()
         )));
     }
-    rows.into_iter()
+    let sent = rows
+        .iter()
+        .map(|row| Ok((row.try_get::<i64, _>(0)?, row.try_get::<bool, _>(1)?)))
+        .collect::<sqlx::Result<Vec<(i64, bool)>>>()?;
+    Ok(batch
+        .resolves_to
+        .iter()
         .enumerate()
-        .map(|(i, (id, replayed))| {
-            let job_id =
-                id.ok_or_else(|| Error::Storage(format!("entry {i} resolved to no job")))?;
-            let outcome = if replayed {
-                Outcome::Replayed
-            } else {
+        .map(|(i, &p)| {
+            let (job_id, created) = sent[p];
+            let outcome = if created && batch.sent[p] == i {
                 Outcome::Accepted
+            } else {
+                Outcome::Replayed
             };
-            Ok(Enqueued { job_id, outcome })
+            Enqueued { job_id, outcome }
         })
-        .collect()
+        .collect())
 }
 
 fn sqlstate(e: &sqlx::Error) -> Option<String> {
@@ -160,27 +163,26 @@ fn sqlstate(e: &sqlx::Error) -> Option<String> {
         .map(|c| c.into_owned())
 }
 
-fn conflict(e: &sqlx::Error, requests: &[JobRequest]) -> Error {
+fn conflict(e: &sqlx::Error, requests: &[JobRequest], batch: &KeyedBatch) -> Error {
     let detail = e
         .as_database_error()
         .and_then(|d| d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>())
         .and_then(|d| d.detail())
         .and_then(|d| serde_json::from_str::<ConflictDetail>(d).ok());
-    let Some(detail) = detail.filter(|d| d.index < requests.len()) else {
+    let Some((detail, index)) =
+        detail.and_then(|d| batch.sent.get(d.index).map(|&index| (d, index)))
+    else {
         return Error::Storage(format!(
             "idempotency conflict without a readable detail: {e}"
         ));
     };
-    let key = requests[detail.index].key.as_deref().unwrap_or_default();
+    let key = requests[index].key.as_deref().unwrap_or_default();
     Error::Conflict(Box::new(Conflict {
-        index: detail.index,
-        job_id: detail.job_id,
-        batch_index: detail.batch_index,
+        index,
+        job_id: Some(detail.job_id),
+        batch_index: None,
         key_preview: keys::preview(key),
         key_digest: keys::hex(&keys::digest(key)),
-        fields: differing_fields(
-            &detail.accepted,
-            &requests[detail.index].fingerprint().to_value(),
-        ),
+        fields: differing_fields(&detail.accepted, &requests[index].fingerprint().to_value()),
     }))
 }

@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use flexiq_core::{Error, JobRequest, Outcome, Schedule};
+use flexiq_core::{Error, JobRequest, Outcome, RetryPolicy, Schedule};
 
 fn keyed(key: &str) -> JobRequest {
     JobRequest::new(
@@ -119,6 +119,62 @@ async fn a_different_request_under_a_bound_key_is_a_conflict_naming_job_and_fiel
         !err.to_string().contains("order-9"),
         "raw key in message: {err}"
     );
+    assert_eq!(common::job_count(&client).await, 1);
+}
+
+#[tokio::test]
+async fn each_field_of_the_request_alone_makes_a_replay_a_conflict() {
+    let client = common::client().await;
+    let mut accepted = keyed("every-field");
+    accepted.queue = "mail".into();
+    accepted.priority = 3;
+    accepted.schedule = Schedule::At {
+        micros: 4_102_444_800_123_456,
+    };
+    accepted.max_attempts = 7;
+    accepted.retry = RetryPolicy {
+        initial_ms: 10,
+        max_ms: 100,
+        multiplier: 1.5,
+        jitter: 0.25,
+    };
+    accepted.timeout_ms = Some(30_000);
+    accepted.tags = vec!["b".into(), "a".into()];
+    accepted.key_retention_ms = Some(60_000);
+    let first = client.enqueue(&accepted).await.expect("accepted");
+    let replay = client.enqueue(&accepted).await.expect("same request");
+    assert_eq!(
+        (replay.job_id, replay.outcome),
+        (first.job_id, Outcome::Replayed)
+    );
+
+    type Change = fn(&mut JobRequest);
+    let changes: [(&str, Change); 11] = [
+        ("queue", |r| r.queue = "other".into()),
+        ("task", |r| r.task = "other_task".into()),
+        ("payload", |r| r.payload = b"[1]".to_vec()),
+        ("priority", |r| r.priority = 4),
+        ("runAt", |r| {
+            r.schedule = Schedule::At {
+                micros: 4_102_444_800_123_457,
+            }
+        }),
+        ("maxAttempts", |r| r.max_attempts = 8),
+        ("retryPolicy", |r| r.retry.jitter = 0.5),
+        ("timeout", |r| r.timeout_ms = None),
+        ("tags", |r| r.tags = vec!["a".into()]),
+        ("keyRetention", |r| r.key_retention_ms = Some(60_001)),
+        ("retryPolicy", |r| r.retry.max_ms = 101),
+    ];
+    for (field, change) in changes {
+        let mut asked = accepted.clone();
+        change(&mut asked);
+        let Err(Error::Conflict(c)) = client.enqueue(&asked).await else {
+            panic!("changing {field} alone is no conflict")
+        };
+        assert_eq!(c.job_id, Some(first.job_id));
+        assert_eq!(c.fields, [field], "changing {field} alone");
+    }
     assert_eq!(common::job_count(&client).await, 1);
 }
 

@@ -5,6 +5,8 @@ import io.flexiq.FlexiQ;
 import io.flexiq.Task;
 import io.flexiq.testing.LocalPostgres;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.sql.Array;
 import java.sql.Connection;
@@ -13,12 +15,15 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Enqueue throughput through the Java API beside the same SQL statements driven over JDBC
@@ -33,9 +38,6 @@ public final class EnqueueBench {
 
     static final Task<Order> TASK = Task.of("charge_customer", Order.class);
     private static final String SCHEMA = "flexiq_bench";
-    private static final String REQUEST_TEMPLATE = "{\"maxAttempts\":20,\"payloadSha256\":\"%s\",\"priority\":0,"
-            + "\"queue\":\"default\",\"retryPolicy\":{\"initialMs\":1000,\"jitter\":0.1,\"maxMs\":3600000,"
-            + "\"multiplier\":2.0},\"tags\":[],\"task\":\"charge_customer\"}";
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
     private EnqueueBench() {}
@@ -67,17 +69,19 @@ public final class EnqueueBench {
                             mode.name().toLowerCase(Locale.ROOT), threads, api, raw, api / raw);
                 }
             }
-            System.out.printf(Locale.ROOT, "%n%-16s %7s %14s %14s %7s%n", "enqueueMany", "batch", "Java API jobs/s",
-                    "raw SQL jobs/s", "ratio");
+            System.out.printf(Locale.ROOT, "%n%-16s %7s %15s %15s %7s%n", "enqueueMany 1000", "threads",
+                    "Java API jobs/s", "raw SQL jobs/s", "ratio");
             for (boolean keyed : new boolean[] {false, true}) {
-                double api = 0;
-                double raw = 0;
-                for (int r = 0; r < rounds; r++) {
-                    api = Math.max(api, 1000 * run(1, seconds, () -> apiBatch(queue, keyed)));
-                    raw = Math.max(raw, 1000 * run(1, seconds, rawBatch(pg.jdbcUrl(), keyed)));
+                for (int threads : new int[] {1, 2}) {
+                    double api = 0;
+                    double raw = 0;
+                    for (int r = 0; r < rounds; r++) {
+                        api = Math.max(api, 1000 * run(threads, seconds, () -> apiBatch(queue, keyed)));
+                        raw = Math.max(raw, 1000 * run(threads, seconds, rawBatch(pg.jdbcUrl(), keyed)));
+                    }
+                    System.out.printf(Locale.ROOT, "%-16s %7d %15.0f %15.0f %7.2f%n",
+                            keyed ? "keyed" : "unkeyed", threads, api, raw, api / raw);
                 }
-                System.out.printf(Locale.ROOT, "%-16s %7d %14.0f %14.0f %7.2f%n",
-                        keyed ? "keyed" : "unkeyed", 1000, api, raw, api / raw);
             }
         }
     }
@@ -122,10 +126,6 @@ public final class EnqueueBench {
         }
     }
 
-    static String nextKey() {
-        return "fresh-" + SEQUENCE.incrementAndGet();
-    }
-
     static Op apiSingle(FlexiQ queue, Mode mode) {
         return () -> {
             long n = SEQUENCE.incrementAndGet();
@@ -150,56 +150,99 @@ public final class EnqueueBench {
         };
     }
 
-    /** The statements the native core runs, prepared on a plain JDBC connection. */
+    /**
+     * The statements the native core runs, read from its SQL files and prepared on a plain JDBC
+     * connection, with the arrays the core would send.
+     */
     static final class RawSql implements AutoCloseable {
-        final Connection connection;
-        final PreparedStatement keyed;
-        final PreparedStatement unkeyed;
+        private static final Path SQL = Path.of(System.getProperty("flexiq.sql.dir", "native/flexiq-core/sql"));
 
-        RawSql(String jdbcUrl) throws SQLException {
+        final Connection connection;
+        final Statement keyed;
+        final Statement unkeyed;
+
+        RawSql(String jdbcUrl) throws Exception {
             connection = DriverManager.getConnection(jdbcUrl);
-            keyed = connection.prepareStatement("SELECT job_id, replayed FROM " + SCHEMA
-                    + ".enqueue_keyed(?, ?::jsonb[], ?, ?, ?)");
-            unkeyed = connection.prepareStatement("INSERT INTO " + SCHEMA + ".jobs SELECT r.* FROM unnest(?::bytea[], "
-                    + "?::jsonb[]) WITH ORDINALITY AS t(payload, request, ord), " + SCHEMA + ".job_row(nextval('"
-                    + SCHEMA + ".jobs_id_seq'), t.payload, t.request, NULL, NULL, NULL) r ORDER BY t.ord RETURNING id");
+            keyed = new Statement(connection, "enqueue_keyed.sql");
+            unkeyed = new Statement(connection, "insert_unkeyed.sql");
         }
 
-        /** Sends entries (key null for none) as one statement, computing what the core computes. */
+        /** Sends entries (keys null for none, else distinct keys) as one statement. */
         void send(List<byte[]> payloads, List<String> keys) throws Exception {
             int n = payloads.size();
-            String[] requests = new String[n];
+            Integer[] order = new Integer[n];
+            byte[][] digests = new byte[n][];
             for (int i = 0; i < n; i++) {
-                requests[i] = String.format(REQUEST_TEMPLATE, hex(sha256(payloads.get(i))));
+                order[i] = i;
+                digests[i] = keys == null ? null : sha256(keys.get(i).getBytes(StandardCharsets.UTF_8));
             }
-            Array payloadArray = connection.createArrayOf("bytea", payloads.toArray(new byte[0][]));
-            Array requestArray = connection.createArrayOf("text", requests);
-            PreparedStatement st;
-            if (keys == null) {
-                st = unkeyed;
-                st.setArray(1, payloadArray);
-                st.setArray(2, requestArray);
-            } else {
-                String[] scopes = new String[n];
-                byte[][] digests = new byte[n][];
-                String[] previews = new String[n];
-                for (int i = 0; i < n; i++) {
-                    scopes[i] = "default";
-                    digests[i] = sha256(keys.get(i).getBytes(StandardCharsets.UTF_8));
-                    previews[i] = keys.get(i).substring(0, Math.min(8, keys.get(i).length() / 3)) + "…";
-                }
-                st = keyed;
-                st.setArray(1, payloadArray);
-                st.setArray(2, requestArray);
-                st.setArray(3, connection.createArrayOf("text", scopes));
-                st.setArray(4, connection.createArrayOf("bytea", digests));
-                st.setArray(5, connection.createArrayOf("text", previews));
+            if (keys != null) {
+                // Keys go in digest order, as the core sends them.
+                Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(digests[a], digests[b]));
             }
-            try (ResultSet r = st.executeQuery()) {
+            Statement st = keys == null ? unkeyed : keyed;
+            st.setArray(1, connection.createArrayOf("bytea", Arrays.stream(order).map(payloads::get).toArray(byte[][]::new)));
+            st.setArray(2, connection.createArrayOf("text", filled(n, "default")));
+            st.setArray(3, connection.createArrayOf("text", filled(n, TASK.name())));
+            st.setArray(4, connection.createArrayOf("int4", filled(n, 0)));
+            st.setArray(5, connection.createArrayOf("int8", new Long[n]));
+            st.setArray(6, connection.createArrayOf("int8", new Long[n]));
+            st.setArray(7, connection.createArrayOf("int4", filled(n, 20)));
+            st.setArray(8, connection.createArrayOf("int8", filled(n, 1_000L)));
+            st.setArray(9, connection.createArrayOf("int8", filled(n, 3_600_000L)));
+            st.setArray(10, connection.createArrayOf("float8", filled(n, 2.0)));
+            st.setArray(11, connection.createArrayOf("float8", filled(n, 0.1)));
+            st.setArray(12, connection.createArrayOf("int8", new Long[n]));
+            st.setArray(13, connection.createArrayOf("text", filled(n, "[]")));
+            st.setArray(14, connection.createArrayOf("int8", new Long[n]));
+            if (keys != null) {
+                st.setArray(15, connection.createArrayOf("text", filled(n, "default")));
+                st.setArray(16, connection.createArrayOf("bytea", Arrays.stream(order).map(i -> digests[i]).toArray(byte[][]::new)));
+                st.setArray(17, connection.createArrayOf("text", Arrays.stream(order).map(i -> preview(keys.get(i))).toArray()));
+                st.setArray(18, connection.createArrayOf("int4", Arrays.stream(order).map(i -> i + 1).toArray()));
+            }
+            try (ResultSet r = st.prepared.executeQuery()) {
                 while (r.next()) {
                     r.getLong(1);
                 }
             }
+        }
+
+        /** A core statement with its numbered parameters ($1, used once or more) as JDBC's ?s. */
+        static final class Statement {
+            final PreparedStatement prepared;
+            /** The core parameter number of each JDBC parameter, in order. */
+            final List<Integer> numbers = new ArrayList<>();
+
+            Statement(Connection connection, String file) throws Exception {
+                String sql = Files.readString(SQL.resolve(file)).replace("{schema}", SCHEMA);
+                Matcher m = Pattern.compile("\\$(\\d+)").matcher(sql);
+                StringBuilder jdbc = new StringBuilder();
+                while (m.find()) {
+                    numbers.add(Integer.parseInt(m.group(1)));
+                    m.appendReplacement(jdbc, "?");
+                }
+                m.appendTail(jdbc);
+                prepared = connection.prepareStatement(jdbc.toString());
+            }
+
+            void setArray(int number, Array value) throws SQLException {
+                for (int i = 0; i < numbers.size(); i++) {
+                    if (numbers.get(i) == number) {
+                        prepared.setArray(i + 1, value);
+                    }
+                }
+            }
+        }
+
+        private static Object[] filled(int n, Object value) {
+            Object[] values = new Object[n];
+            Arrays.fill(values, value);
+            return values;
+        }
+
+        private static String preview(String key) {
+            return key.substring(0, Math.min(8, key.length() / 3)) + "\u2026";
         }
 
         @Override
@@ -244,13 +287,5 @@ public final class EnqueueBench {
 
     static byte[] sha256(byte[] bytes) throws Exception {
         return MessageDigest.getInstance("SHA-256").digest(bytes);
-    }
-
-    static String hex(byte[] bytes) {
-        StringBuilder s = new StringBuilder(bytes.length * 2);
-        for (byte b : bytes) {
-            s.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
-        }
-        return s.toString();
     }
 }
