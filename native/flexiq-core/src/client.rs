@@ -53,6 +53,10 @@ pub(crate) struct Statements {
     pub purge: String,
     pub expire_keys: String,
     pub claim: String,
+    pub extend_leases: String,
+    pub fail_attempt: String,
+    pub rescue_expired: String,
+    pub return_attempts: String,
 }
 
 impl Statements {
@@ -67,6 +71,10 @@ impl Statements {
                 "UPDATE {schema}.jobs SET key_held = false WHERE key_held AND held_until <= now()",
             ),
             claim: s.sql(include_str!("../sql/claim.sql")),
+            extend_leases: s.sql(include_str!("../sql/extend_leases.sql")),
+            fail_attempt: s.sql(include_str!("../sql/fail_attempt.sql")),
+            rescue_expired: s.sql(include_str!("../sql/rescue_expired.sql")),
+            return_attempts: s.sql(include_str!("../sql/return_attempts.sql")),
         }
     }
 }

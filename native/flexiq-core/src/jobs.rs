@@ -1,7 +1,5 @@
 //! Reading jobs and the state changes that move them out of the active states.
 
-use std::time::Duration;
-
 use serde::Serialize;
 
 use crate::client::Client;
@@ -10,7 +8,6 @@ use crate::error::Result;
 /// Pending states: ready, scheduled or awaiting retry.
 const PENDING: &[&str] = &["available", "scheduled", "retryable"];
 const PENDING_OR_RUNNING: &[&str] = &["available", "scheduled", "retryable", "running"];
-const RUNNING: &[&str] = &["running"];
 
 /// A job as operators see it. Times are microseconds since the Unix epoch.
 #[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
@@ -36,17 +33,6 @@ pub struct JobInfo {
     pub last_error: Option<String>,
 }
 
-/// A job handed to a worker.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
-pub struct ClaimedJob {
-    pub id: i64,
-    pub queue: String,
-    pub task: String,
-    pub payload: Vec<u8>,
-    pub attempt: i32,
-    pub max_attempts: i32,
-}
-
 impl Client {
     /// The job with this id, if it exists.
     pub async fn get_job(&self, id: i64) -> Result<Option<JobInfo>> {
@@ -64,32 +50,25 @@ impl Client {
 
     /// Cancels a pending job and releases its key. False when the job is not pending.
     pub async fn cancel(&self, id: i64) -> Result<bool> {
-        self.finish(id, PENDING, "cancelled", None).await
+        self.finish(id, PENDING, "cancelled", None, None).await
     }
 
     /// Completes a pending or running job without running it (work done out of band) and
     /// releases its key, unless a retention window holds it.
     pub async fn mark_completed(&self, id: i64) -> Result<bool> {
-        self.finish(id, PENDING_OR_RUNNING, "completed", None).await
+        self.finish(id, PENDING_OR_RUNNING, "completed", None, None)
+            .await
     }
 
-    /// Completes a running job and releases its key, unless a retention window holds it.
-    pub async fn complete(&self, id: i64) -> Result<bool> {
-        self.finish(id, RUNNING, "completed", None).await
-    }
-
-    /// Dead-letters a running job with its last error and releases its key, unless a retention
-    /// window holds it.
-    pub async fn dead_letter(&self, id: i64, error: &str) -> Result<bool> {
-        self.finish(id, RUNNING, "dead", Some(error)).await
-    }
-
-    async fn finish(
+    /// Moves a job from one of `from` to `state`; with `attempt`, only while it runs that
+    /// attempt.
+    pub(crate) async fn finish(
         &self,
         id: i64,
         from: &[&str],
         state: &str,
         error: Option<&str>,
+        attempt: Option<i32>,
     ) -> Result<bool> {
         let moved = self
             .pool
@@ -99,6 +78,7 @@ impl Client {
                     .bind(from)
                     .bind(state)
                     .bind(error)
+                    .bind(attempt)
                     .execute(c)
                     .await
             })
@@ -123,27 +103,5 @@ impl Client {
             .run(async |c| sqlx::query(&self.sql.expire_keys).execute(c).await)
             .await??;
         Ok(expired.rows_affected())
-    }
-
-    /// Claims up to `limit` due jobs of `queues` under a lease of `lease`.
-    pub async fn claim(
-        &self,
-        queues: &[String],
-        limit: i64,
-        lease: Duration,
-    ) -> Result<Vec<ClaimedJob>> {
-        let lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
-        let claimed = self
-            .pool
-            .run(async |c| {
-                sqlx::query_as(&self.sql.claim)
-                    .bind(queues)
-                    .bind(limit)
-                    .bind(lease_ms)
-                    .fetch_all(c)
-                    .await
-            })
-            .await??;
-        Ok(claimed)
     }
 }

@@ -12,11 +12,13 @@ pub mod keys;
 mod pool;
 pub mod recipe;
 pub mod request;
+pub mod running;
 pub mod schema;
 pub mod validate;
 
 pub use client::{Client, ClientConfig};
 pub use enqueue::{Enqueued, Outcome};
 pub use error::{Conflict, Error, Result};
-pub use jobs::{ClaimedJob, JobInfo};
+pub use jobs::JobInfo;
 pub use request::{JobRequest, RetryPolicy, Schedule};
+pub use running::{Attempt, ClaimedJob, FailedAttempt};

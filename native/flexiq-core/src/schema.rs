@@ -23,6 +23,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "enqueue functions",
         sql: include_str!("../migrations/0002_enqueue_functions.sql"),
     },
+    Migration {
+        version: 3,
+        description: "leases of running jobs",
+        sql: include_str!("../migrations/0003_running.sql"),
+    },
 ];
 
 /// How many migrations a fully migrated schema has applied.

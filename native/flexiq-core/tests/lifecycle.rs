@@ -4,19 +4,30 @@ mod common;
 
 use std::time::Duration;
 
-use flexiq_core::{Client, JobRequest, Outcome};
+use flexiq_core::{Attempt, Client, JobRequest, Outcome};
 
+/// A keyed job with a single attempt, so that one failure dead-letters it.
 fn keyed(key: &str) -> JobRequest {
-    JobRequest::new("sync_account", br#"{"account":7}"#.to_vec()).with_key(key)
+    let mut request = JobRequest::new("sync_account", br#"{"account":7}"#.to_vec()).with_key(key);
+    request.max_attempts = 1;
+    request
 }
 
-async fn claim_one(client: &Client) -> i64 {
+async fn claim_one(client: &Client) -> Attempt {
     let claimed = client
-        .claim(&["default".to_string()], 1, Duration::from_secs(30))
+        .claim(
+            &["default".to_string()],
+            &["sync_account".to_string()],
+            1,
+            Duration::from_secs(30),
+        )
         .await
         .expect("claim");
     assert_eq!(claimed.len(), 1);
-    claimed[0].id
+    Attempt {
+        job_id: claimed[0].id,
+        attempt: claimed[0].attempt,
+    }
 }
 
 /// Runs `exit` on a fresh keyed job, then checks that the key makes a new job.
@@ -30,20 +41,18 @@ async fn key_is_released_by(exit: &str) {
     );
     let moved = match exit {
         "complete" => {
-            claim_one(&client).await;
+            let attempt = claim_one(&client).await;
             assert_eq!(
                 client.enqueue(&keyed("k")).await.expect("replay").job_id,
                 first.job_id,
                 "held while running"
             );
-            client.complete(first.job_id).await.expect("complete")
+            client.complete(attempt).await.expect("complete")
         }
         "dead-letter" => {
-            claim_one(&client).await;
-            client
-                .dead_letter(first.job_id, "gave up")
-                .await
-                .expect("dead-letter")
+            let attempt = claim_one(&client).await;
+            let failed = client.fail(attempt, "gave up").await.expect("fail");
+            failed.is_some_and(|f| f.state == "dead")
         }
         "cancel" => client.cancel(first.job_id).await.expect("cancel"),
         "purge" => client.purge(first.job_id).await.expect("purge"),
@@ -110,8 +119,8 @@ async fn a_retention_window_keeps_the_key_after_completion() {
     let mut request = keyed("webhook-delivery-1");
     request.key_retention_ms = Some(3_600_000);
     let first = client.enqueue(&request).await.expect("enqueue");
-    claim_one(&client).await;
-    assert!(client.complete(first.job_id).await.expect("complete"));
+    let attempt = claim_one(&client).await;
+    assert!(client.complete(attempt).await.expect("complete"));
     let replay = client.enqueue(&request).await.expect("redelivery");
     assert_eq!(
         (replay.job_id, replay.outcome),

@@ -60,3 +60,15 @@ pub async fn scalar(client: &Client, sql: &str) -> i64 {
 pub async fn job_count(client: &Client) -> i64 {
     scalar(client, "SELECT count(*) FROM {schema}.jobs").await
 }
+
+/// Runs one statement on the client's schema (`{schema}` is replaced).
+pub async fn execute(client: &Client, sql: &str) {
+    let pool = sqlx::PgPool::connect(&server().url())
+        .await
+        .expect("connect");
+    sqlx::query(&sql.replace("{schema}", client.schema()))
+        .execute(&pool)
+        .await
+        .expect("statement");
+    pool.close().await;
+}

@@ -1,0 +1,17 @@
+-- Records the failure ($3) of attempt $2 of running job $1. With attempts left, the job waits
+-- for its retry: the policy's delay for this attempt, grown by the multiplier up to the
+-- maximum, spread by the jitter. Without, it is dead-lettered (which releases its key).
+-- Returns the new state and due time.
+UPDATE {schema}.jobs j
+   SET state = CASE WHEN j.attempt < j.max_attempts THEN 'retryable' ELSE 'dead' END,
+       run_at = CASE WHEN j.attempt < j.max_attempts
+                     THEN now() + least(j.retry_max_ms,
+                                        j.retry_initial_ms * power(j.retry_multiplier, j.attempt - 1))
+                                  * (1 + j.retry_jitter * (2 * random() - 1))
+                                  * interval '1 millisecond'
+                     ELSE j.run_at END,
+       finished_at = CASE WHEN j.attempt < j.max_attempts THEN NULL ELSE now() END,
+       lease_expires_at = NULL,
+       last_error = $3
+ WHERE j.id = $1 AND j.attempt = $2 AND j.state = 'running'
+RETURNING j.state, (extract(epoch FROM j.run_at) * 1000000)::bigint AS run_at

@@ -1,0 +1,155 @@
+//! Running jobs: claiming them under a lease, keeping the lease while a handler runs, and
+//! recording how each attempt ended. An attempt is named by its job id and attempt number, so
+//! that a worker whose lease passed cannot touch the job's later attempts.
+
+use std::time::Duration;
+
+use crate::client::Client;
+use crate::error::Result;
+
+const RUNNING: &[&str] = &["running"];
+
+/// A job handed to a worker for one attempt.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct ClaimedJob {
+    pub id: i64,
+    pub queue: String,
+    pub task: String,
+    pub payload: Vec<u8>,
+    /// This attempt's number, from 1.
+    pub attempt: i32,
+    pub max_attempts: i32,
+    pub timeout_ms: Option<i64>,
+}
+
+/// One attempt of a job: the job and the attempt number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Attempt {
+    pub job_id: i64,
+    pub attempt: i32,
+}
+
+/// Where a failed attempt left its job.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct FailedAttempt {
+    /// `retryable` (with `run_at` its next due time) or `dead`.
+    pub state: String,
+    /// Microseconds since the Unix epoch.
+    pub run_at: i64,
+}
+
+impl Client {
+    /// Claims up to `limit` due jobs of `queues` whose task is one of `tasks`, each under a
+    /// lease of `lease`.
+    pub async fn claim(
+        &self,
+        queues: &[String],
+        tasks: &[String],
+        limit: i64,
+        lease: Duration,
+    ) -> Result<Vec<ClaimedJob>> {
+        let claimed = self
+            .pool
+            .run(async |c| {
+                sqlx::query_as(&self.sql.claim)
+                    .bind(queues)
+                    .bind(tasks)
+                    .bind(limit)
+                    .bind(millis(lease))
+                    .fetch_all(c)
+                    .await
+            })
+            .await??;
+        Ok(claimed)
+    }
+
+    /// Extends the leases of these attempts to `lease` from now; returns the attempts that
+    /// still hold their job (the others lost it when their lease passed).
+    pub async fn extend_leases(
+        &self,
+        attempts: &[Attempt],
+        lease: Duration,
+    ) -> Result<Vec<Attempt>> {
+        let (ids, numbers) = columns(attempts);
+        let kept: Vec<i64> = self
+            .pool
+            .run(async |c| {
+                sqlx::query_scalar(&self.sql.extend_leases)
+                    .bind(&ids)
+                    .bind(&numbers)
+                    .bind(millis(lease))
+                    .fetch_all(c)
+                    .await
+            })
+            .await??;
+        Ok(attempts
+            .iter()
+            .filter(|a| kept.contains(&a.job_id))
+            .copied()
+            .collect())
+    }
+
+    /// Completes a job whose attempt succeeded; false when the attempt no longer holds it.
+    pub async fn complete(&self, attempt: Attempt) -> Result<bool> {
+        self.finish(
+            attempt.job_id,
+            RUNNING,
+            "completed",
+            None,
+            Some(attempt.attempt),
+        )
+        .await
+    }
+
+    /// Records a failed attempt: the job waits for its retry, or is dead-lettered when its
+    /// attempts are spent. `None` when the attempt no longer holds the job.
+    pub async fn fail(&self, attempt: Attempt, error: &str) -> Result<Option<FailedAttempt>> {
+        let failed = self
+            .pool
+            .run(async |c| {
+                sqlx::query_as(&self.sql.fail_attempt)
+                    .bind(attempt.job_id)
+                    .bind(attempt.attempt)
+                    .bind(error)
+                    .fetch_optional(c)
+                    .await
+            })
+            .await??;
+        Ok(failed)
+    }
+
+    /// Puts back to work the running jobs whose lease has passed: as a failed attempt, or to
+    /// the dead letters when their attempts are spent. Returns how many moved.
+    pub async fn rescue_expired(&self) -> Result<u64> {
+        let moved = self
+            .pool
+            .run(async |c| sqlx::query(&self.sql.rescue_expired).execute(c).await)
+            .await??;
+        Ok(moved.rows_affected())
+    }
+
+    /// Gives back unfinished attempts (a worker shutting down): their jobs are due again at
+    /// once and the attempts do not count. Returns how many were given back.
+    pub async fn return_attempts(&self, attempts: &[Attempt]) -> Result<u64> {
+        let (ids, numbers) = columns(attempts);
+        let returned = self
+            .pool
+            .run(async |c| {
+                sqlx::query(&self.sql.return_attempts)
+                    .bind(&ids)
+                    .bind(&numbers)
+                    .execute(c)
+                    .await
+            })
+            .await??;
+        Ok(returned.rows_affected())
+    }
+}
+
+fn columns(attempts: &[Attempt]) -> (Vec<i64>, Vec<i32>) {
+    attempts.iter().map(|a| (a.job_id, a.attempt)).unzip()
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}

@@ -1,0 +1,237 @@
+//! Claiming under leases, retries with backoff, dead letters, expired leases and giving
+//! attempts back.
+
+mod common;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use flexiq_core::{Attempt, ClaimedJob, Client, JobRequest, RetryPolicy, Schedule};
+
+const LEASE: Duration = Duration::from_secs(30);
+
+fn job(task: &str, n: i64) -> JobRequest {
+    JobRequest::new(task, format!("{{\"n\":{n}}}").into_bytes())
+}
+
+async fn claim(client: &Client, tasks: &[&str], limit: i64) -> Vec<ClaimedJob> {
+    let tasks: Vec<String> = tasks.iter().map(|t| t.to_string()).collect();
+    client
+        .claim(&["default".to_string()], &tasks, limit, LEASE)
+        .await
+        .expect("claim")
+}
+
+fn attempt(job: &ClaimedJob) -> Attempt {
+    Attempt {
+        job_id: job.id,
+        attempt: job.attempt,
+    }
+}
+
+fn now_micros() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock")
+        .as_micros() as i64
+}
+
+#[tokio::test]
+async fn claims_due_jobs_of_its_queues_and_tasks_by_priority_then_time() {
+    let client = common::client().await;
+    let low = client.enqueue(&job("a", 1)).await.expect("low").job_id;
+    let mut urgent = job("a", 2);
+    urgent.priority = 5;
+    let urgent = client.enqueue(&urgent).await.expect("urgent").job_id;
+    let later = client.enqueue(&job("a", 3)).await.expect("later").job_id;
+    let mut elsewhere = job("a", 4);
+    elsewhere.queue = "other".into();
+    client.enqueue(&elsewhere).await.expect("other queue");
+    client.enqueue(&job("b", 5)).await.expect("other task");
+    let mut scheduled = job("a", 6);
+    scheduled.schedule = Schedule::Delay { millis: 60_000 };
+    client.enqueue(&scheduled).await.expect("scheduled");
+
+    let claimed = claim(&client, &["a"], 10).await;
+    let ids: Vec<i64> = claimed.iter().map(|j| j.id).collect();
+    assert_eq!(ids, [urgent, low, later]);
+    assert!(claimed.iter().all(|j| j.attempt == 1 && j.task == "a"));
+    assert!(
+        claim(&client, &["a"], 10).await.is_empty(),
+        "claimed jobs are running"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_claimers_never_take_the_same_job() {
+    let client = Arc::new(common::client_with_pool(8).await);
+    let jobs: Vec<JobRequest> = (0..2000).map(|n| job("a", n)).collect();
+    client.enqueue_many(&jobs).await.expect("enqueue");
+    let mut claimers = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let client = client.clone();
+        claimers.spawn(async move {
+            let mut mine = Vec::new();
+            loop {
+                let batch = claim(&client, &["a"], 25).await;
+                if batch.is_empty() {
+                    return mine;
+                }
+                mine.extend(batch.iter().map(|j| j.id));
+            }
+        });
+    }
+    let mut seen = HashSet::new();
+    let mut total = 0;
+    while let Some(mine) = claimers.join_next().await {
+        let mine = mine.expect("claimer");
+        total += mine.len();
+        seen.extend(mine);
+    }
+    assert_eq!((total, seen.len()), (2000, 2000));
+}
+
+#[tokio::test]
+async fn failures_back_off_by_the_policy_until_the_attempts_are_spent() {
+    let client = common::client().await;
+    let mut request = job("flaky", 1).with_key("flaky-1");
+    request.max_attempts = 3;
+    request.retry = RetryPolicy {
+        initial_ms: 10_000,
+        max_ms: 15_000,
+        multiplier: 2.0,
+        jitter: 0.1,
+    };
+    let id = client.enqueue(&request).await.expect("enqueue").job_id;
+    let mut expected_delays = [10_000_i64, 15_000].into_iter();
+    for n in 1..=3 {
+        common::execute(&client, "UPDATE {schema}.jobs SET run_at = now()").await;
+        let claimed = claim(&client, &["flaky"], 1).await;
+        assert_eq!((claimed[0].id, claimed[0].attempt), (id, n));
+        let before = now_micros();
+        let failed = client
+            .fail(attempt(&claimed[0]), &format!("boom {n}"))
+            .await
+            .expect("fail")
+            .expect("attempt held the job");
+        let info = client.get_job(id).await.expect("get").expect("job");
+        assert_eq!(
+            info.last_error.as_deref(),
+            Some(format!("boom {n}").as_str())
+        );
+        match expected_delays.next() {
+            Some(delay_ms) => {
+                assert_eq!(failed.state, "retryable");
+                let waited_ms = (failed.run_at - before) / 1000;
+                let (lo, hi) = (delay_ms * 9 / 10 - 50, delay_ms * 11 / 10 + 50);
+                assert!(
+                    (lo..=hi).contains(&waited_ms),
+                    "attempt {n}: waits {waited_ms} ms"
+                );
+                assert!(info.key_held, "a job awaiting retry keeps its key");
+                assert!(
+                    claim(&client, &["flaky"], 1).await.is_empty(),
+                    "not due yet"
+                );
+            }
+            None => {
+                assert_eq!(failed.state, "dead");
+                assert!(!info.key_held, "a dead letter releases its key");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
+    let client = common::client().await;
+    let id = client
+        .enqueue(&job("slow", 1).with_key("slow-1"))
+        .await
+        .expect("enqueue")
+        .job_id;
+    let tasks = ["slow".to_string()];
+    let queues = ["default".to_string()];
+    let first = client
+        .claim(&queues, &tasks, 1, Duration::from_millis(50))
+        .await
+        .expect("claim");
+    assert_eq!(
+        client.rescue_expired().await.expect("rescue"),
+        0,
+        "lease still live"
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(client.rescue_expired().await.expect("rescue"), 1);
+    let info = client.get_job(id).await.expect("get").expect("job");
+    assert_eq!(info.state, "retryable");
+    assert!(
+        info.key_held,
+        "the key stays held while the job waits again"
+    );
+
+    let second = claim(&client, &["slow"], 1).await;
+    assert_eq!((second[0].id, second[0].attempt), (id, 2));
+    let stale = attempt(&first[0]);
+    assert!(client
+        .extend_leases(&[stale], LEASE)
+        .await
+        .expect("extend")
+        .is_empty());
+    assert!(
+        !client.complete(stale).await.expect("complete"),
+        "a lost attempt cannot complete"
+    );
+    let kept = client
+        .extend_leases(&[attempt(&second[0])], LEASE)
+        .await
+        .expect("extend");
+    assert_eq!(kept, [attempt(&second[0])]);
+    assert!(client
+        .complete(attempt(&second[0]))
+        .await
+        .expect("complete"));
+    let info = client.get_job(id).await.expect("get").expect("job");
+    assert_eq!((info.state.as_str(), info.attempt), ("completed", 2));
+}
+
+#[tokio::test]
+async fn an_expired_lease_on_the_last_attempt_dead_letters_the_job() {
+    let client = common::client().await;
+    let mut request = job("slow", 1).with_key("last-try");
+    request.max_attempts = 1;
+    let id = client.enqueue(&request).await.expect("enqueue").job_id;
+    client
+        .claim(
+            &["default".to_string()],
+            &["slow".to_string()],
+            1,
+            Duration::from_millis(10),
+        )
+        .await
+        .expect("claim");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(client.rescue_expired().await.expect("rescue"), 1);
+    let info = client.get_job(id).await.expect("get").expect("job");
+    assert_eq!(info.state, "dead");
+    assert!(!info.key_held);
+    assert!(info.last_error.is_some_and(|e| e.contains("lease expired")));
+}
+
+#[tokio::test]
+async fn returned_attempts_are_due_again_and_do_not_count() {
+    let client = common::client().await;
+    let id = client.enqueue(&job("a", 1)).await.expect("enqueue").job_id;
+    let claimed = claim(&client, &["a"], 1).await;
+    assert_eq!(
+        client
+            .return_attempts(&[attempt(&claimed[0])])
+            .await
+            .expect("return"),
+        1
+    );
+    let info = client.get_job(id).await.expect("get").expect("job");
+    assert_eq!((info.state.as_str(), info.attempt), ("available", 0));
+    assert_eq!(claim(&client, &["a"], 1).await[0].attempt, 1);
+}
