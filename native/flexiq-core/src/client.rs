@@ -7,6 +7,7 @@ use sqlx::postgres::PgConnectOptions;
 use crate::error::{Error, Result};
 use crate::pool::Pool;
 use crate::schema::{self, Schema};
+use crate::wakeups::Wakeups;
 
 /// How to build a [`Client`].
 #[derive(Debug, Clone)]
@@ -40,6 +41,7 @@ impl ClientConfig {
 /// A FlexiQ client. Cheap to share: every method takes `&self`.
 pub struct Client {
     pub(crate) pool: Pool,
+    pub(crate) wakeups: Wakeups,
     pub(crate) schema: Schema,
     pub(crate) sql: Statements,
 }
@@ -53,6 +55,10 @@ pub(crate) struct Statements {
     pub purge: String,
     pub expire_keys: String,
     pub claim: String,
+    pub complete_attempts: String,
+    pub save_checkpoint: String,
+    pub checkpoint: String,
+    pub redrive: String,
     pub extend_leases: String,
     pub fail_attempt: String,
     pub rescue_expired: String,
@@ -71,6 +77,11 @@ impl Statements {
                 "UPDATE {schema}.jobs SET key_held = false WHERE key_held AND held_until <= now()",
             ),
             claim: s.sql(include_str!("../sql/claim.sql")),
+            complete_attempts: s.sql(include_str!("../sql/complete_attempts.sql")),
+            save_checkpoint: s.sql(include_str!("../sql/save_checkpoint.sql")),
+            checkpoint: s
+                .sql("SELECT value FROM {schema}.checkpoints WHERE job_id = $1 AND name = $2"),
+            redrive: s.sql("SELECT outcome, holder, state FROM {schema}.redrive($1, $2, $3)"),
             extend_leases: s.sql(include_str!("../sql/extend_leases.sql")),
             fail_attempt: s.sql(include_str!("../sql/fail_attempt.sql")),
             rescue_expired: s.sql(include_str!("../sql/rescue_expired.sql")),
@@ -93,6 +104,7 @@ impl Client {
             .map_err(|e| Error::InvalidArgument(format!("not a PostgreSQL URL: {e}")))?;
         let client = Client {
             sql: Statements::for_schema(&schema),
+            wakeups: Wakeups::new(options.clone(), schema.name()),
             pool: Pool::new(options, config.pool_size, config.connect_timeout),
             schema,
         };

@@ -157,7 +157,7 @@ fn resolved(rows: &[PgRow], batch: &KeyedBatch) -> Result<Vec<Enqueued>> {
         .collect())
 }
 
-fn sqlstate(e: &sqlx::Error) -> Option<String> {
+pub(crate) fn sqlstate(e: &sqlx::Error) -> Option<String> {
     e.as_database_error()
         .and_then(|d| d.code())
         .map(|c| c.into_owned())

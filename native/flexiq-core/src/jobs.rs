@@ -3,7 +3,12 @@
 use serde::Serialize;
 
 use crate::client::Client;
-use crate::error::Result;
+use crate::enqueue::sqlstate;
+use crate::error::{Error, Result};
+use crate::{keys, validate};
+
+/// SQLSTATE raised by `redrive` for a redrive key already used for another job.
+const REDRIVE_KEY_REUSED: &str = "FQ410";
 
 /// Pending states: ready, scheduled or awaiting retry.
 const PENDING: &[&str] = &["available", "scheduled", "retryable"];
@@ -50,26 +55,16 @@ impl Client {
 
     /// Cancels a pending job and releases its key. False when the job is not pending.
     pub async fn cancel(&self, id: i64) -> Result<bool> {
-        self.finish(id, PENDING, "cancelled", None, None).await
+        self.finish(id, PENDING, "cancelled").await
     }
 
     /// Completes a pending or running job without running it (work done out of band) and
     /// releases its key, unless a retention window holds it.
     pub async fn mark_completed(&self, id: i64) -> Result<bool> {
-        self.finish(id, PENDING_OR_RUNNING, "completed", None, None)
-            .await
+        self.finish(id, PENDING_OR_RUNNING, "completed").await
     }
 
-    /// Moves a job from one of `from` to `state`; with `attempt`, only while it runs that
-    /// attempt.
-    pub(crate) async fn finish(
-        &self,
-        id: i64,
-        from: &[&str],
-        state: &str,
-        error: Option<&str>,
-        attempt: Option<i32>,
-    ) -> Result<bool> {
+    async fn finish(&self, id: i64, from: &[&str], state: &str) -> Result<bool> {
         let moved = self
             .pool
             .run(async |c| {
@@ -77,8 +72,6 @@ impl Client {
                     .bind(id)
                     .bind(from)
                     .bind(state)
-                    .bind(error)
-                    .bind(attempt)
                     .execute(c)
                     .await
             })
@@ -103,5 +96,62 @@ impl Client {
             .run(async |c| sqlx::query(&self.sql.expire_keys).execute(c).await)
             .await??;
         Ok(expired.rows_affected())
+    }
+}
+
+/// What a redrive did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Redrive {
+    /// The job is pending again, its attempts starting over, holding its key again.
+    Redriven,
+    /// This redrive key already redrove the job; nothing changed.
+    Replayed,
+    /// The job's key is held by another active job; nothing changed, for two active jobs never
+    /// hold one key.
+    KeyHeld { holder: i64 },
+    /// The job is not dead-lettered; nothing changed.
+    NotDead { state: String },
+    /// There is no such job.
+    NotFound,
+}
+
+impl Client {
+    /// Puts a dead-lettered job back to work under a redrive key of its own, so that a repeated
+    /// request does not redrive twice. A redrive key already used for another job is refused.
+    pub async fn redrive(&self, job_id: i64, redrive_key: &str) -> Result<Redrive> {
+        validate::key(redrive_key)?;
+        let digest = keys::digest(redrive_key);
+        let preview = keys::preview(redrive_key);
+        let row: sqlx::Result<(String, Option<i64>, Option<String>)> = self
+            .pool
+            .run(async |c| {
+                sqlx::query_as(&self.sql.redrive)
+                    .bind(job_id)
+                    .bind(&digest)
+                    .bind(&preview)
+                    .fetch_one(c)
+                    .await
+            })
+            .await?;
+        let (outcome, holder, state) = match row {
+            Err(e) if sqlstate(&e).as_deref() == Some(REDRIVE_KEY_REUSED) => {
+                let message = e
+                    .as_database_error()
+                    .map(|d| d.message().to_owned())
+                    .unwrap_or_default();
+                return Err(Error::InvalidArgument(message));
+            }
+            other => other?,
+        };
+        Ok(match (outcome.as_str(), holder) {
+            ("redriven", _) => Redrive::Redriven,
+            ("replayed", _) => Redrive::Replayed,
+            ("key_held", Some(holder)) => Redrive::KeyHeld { holder },
+            ("not_dead", _) => Redrive::NotDead {
+                state: state.unwrap_or_default(),
+            },
+            ("not_found", _) => Redrive::NotFound,
+            (other, _) => return Err(Error::Storage(format!("redrive answered {other}"))),
+        })
     }
 }

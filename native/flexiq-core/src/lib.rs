@@ -15,10 +15,11 @@ pub mod request;
 pub mod running;
 pub mod schema;
 pub mod validate;
+mod wakeups;
 
 pub use client::{Client, ClientConfig};
 pub use enqueue::{Enqueued, Outcome};
 pub use error::{Conflict, Error, Result};
-pub use jobs::JobInfo;
+pub use jobs::{JobInfo, Redrive};
 pub use request::{JobRequest, RetryPolicy, Schedule};
 pub use running::{Attempt, ClaimedJob, FailedAttempt};

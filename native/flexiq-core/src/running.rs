@@ -2,12 +2,15 @@
 //! recording how each attempt ended. An attempt is named by its job id and attempt number, so
 //! that a worker whose lease passed cannot touch the job's later attempts.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use crate::client::Client;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::validate;
 
-const RUNNING: &[&str] = &["running"];
+/// Checkpoints are for small values: a stage's result, an external id.
+pub const MAX_CHECKPOINT_BYTES: usize = 64 * 1024;
 
 /// A job handed to a worker for one attempt.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -82,23 +85,69 @@ impl Client {
                     .await
             })
             .await??;
-        Ok(attempts
-            .iter()
-            .filter(|a| kept.contains(&a.job_id))
-            .copied()
-            .collect())
+        Ok(held(attempts, &kept))
     }
 
-    /// Completes a job whose attempt succeeded; false when the attempt no longer holds it.
-    pub async fn complete(&self, attempt: Attempt) -> Result<bool> {
-        self.finish(
-            attempt.job_id,
-            RUNNING,
-            "completed",
-            None,
-            Some(attempt.attempt),
-        )
-        .await
+    /// Completes the jobs of attempts that succeeded, in one statement; returns the attempts
+    /// that still held their job (the others lost it when their lease passed).
+    pub async fn complete(&self, attempts: &[Attempt]) -> Result<Vec<Attempt>> {
+        let (ids, numbers) = columns(attempts);
+        let done: Vec<i64> = self
+            .pool
+            .run(async |c| {
+                sqlx::query_scalar(&self.sql.complete_attempts)
+                    .bind(&ids)
+                    .bind(&numbers)
+                    .fetch_all(c)
+                    .await
+            })
+            .await??;
+        Ok(held(attempts, &done))
+    }
+
+    /// Stores a checkpoint of a running job under `name`, while `attempt` holds the job; false
+    /// when it no longer does. Later attempts of the job read it with [`Client::checkpoint`].
+    pub async fn save_checkpoint(
+        &self,
+        attempt: Attempt,
+        name: &str,
+        value: &[u8],
+    ) -> Result<bool> {
+        validate::name("checkpoint name", name)?;
+        if value.len() > MAX_CHECKPOINT_BYTES {
+            return Err(Error::InvalidArgument(format!(
+                "checkpoint {name} is {} bytes, more than the {MAX_CHECKPOINT_BYTES} allowed",
+                value.len()
+            )));
+        }
+        let saved = self
+            .pool
+            .run(async |c| {
+                sqlx::query(&self.sql.save_checkpoint)
+                    .bind(attempt.job_id)
+                    .bind(attempt.attempt)
+                    .bind(name)
+                    .bind(value)
+                    .execute(c)
+                    .await
+            })
+            .await??;
+        Ok(saved.rows_affected() == 1)
+    }
+
+    /// The checkpoint a job stored under `name`, if any.
+    pub async fn checkpoint(&self, job_id: i64, name: &str) -> Result<Option<Vec<u8>>> {
+        let value = self
+            .pool
+            .run(async |c| {
+                sqlx::query_scalar(&self.sql.checkpoint)
+                    .bind(job_id)
+                    .bind(name)
+                    .fetch_optional(c)
+                    .await
+            })
+            .await??;
+        Ok(value)
     }
 
     /// Records a failed attempt: the job waits for its retry, or is dead-lettered when its
@@ -144,6 +193,16 @@ impl Client {
             .await??;
         Ok(returned.rows_affected())
     }
+}
+
+/// The attempts whose job is among `ids`.
+fn held(attempts: &[Attempt], ids: &[i64]) -> Vec<Attempt> {
+    let ids: HashSet<i64> = ids.iter().copied().collect();
+    attempts
+        .iter()
+        .filter(|a| ids.contains(&a.job_id))
+        .copied()
+        .collect()
 }
 
 fn columns(attempts: &[Attempt]) -> (Vec<i64>, Vec<i32>) {

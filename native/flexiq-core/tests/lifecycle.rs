@@ -47,7 +47,7 @@ async fn key_is_released_by(exit: &str) {
                 first.job_id,
                 "held while running"
             );
-            client.complete(attempt).await.expect("complete")
+            client.complete(&[attempt]).await.expect("complete").len() == 1
         }
         "dead-letter" => {
             let attempt = claim_one(&client).await;
@@ -120,7 +120,10 @@ async fn a_retention_window_keeps_the_key_after_completion() {
     request.key_retention_ms = Some(3_600_000);
     let first = client.enqueue(&request).await.expect("enqueue");
     let attempt = claim_one(&client).await;
-    assert!(client.complete(attempt).await.expect("complete"));
+    assert_eq!(
+        client.complete(&[attempt]).await.expect("complete").len(),
+        1
+    );
     let replay = client.enqueue(&request).await.expect("redelivery");
     assert_eq!(
         (replay.job_id, replay.outcome),

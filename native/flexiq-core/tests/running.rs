@@ -180,7 +180,11 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
         .expect("extend")
         .is_empty());
     assert!(
-        !client.complete(stale).await.expect("complete"),
+        client
+            .complete(&[stale])
+            .await
+            .expect("complete")
+            .is_empty(),
         "a lost attempt cannot complete"
     );
     let kept = client
@@ -188,10 +192,11 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
         .await
         .expect("extend");
     assert_eq!(kept, [attempt(&second[0])]);
-    assert!(client
-        .complete(attempt(&second[0]))
-        .await
-        .expect("complete"));
+    assert_eq!(
+        client.complete(&kept).await.expect("complete"),
+        kept,
+        "the live attempt completes"
+    );
     let info = client.get_job(id).await.expect("get").expect("job");
     assert_eq!((info.state.as_str(), info.attempt), ("completed", 2));
 }
