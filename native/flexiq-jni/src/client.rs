@@ -18,7 +18,8 @@ use crate::errors::{BridgeError, BridgeResult, ThrowMapped};
 use crate::handles::Handles;
 use crate::runtime::block_on;
 
-static CLIENTS: LazyLock<Handles<Client>> = LazyLock::new(|| Handles::new("FlexiQ client"));
+pub(crate) static CLIENTS: LazyLock<Handles<Client>> =
+    LazyLock::new(|| Handles::new("FlexiQ client"));
 
 /// Sentinel for "not set" in the long columns of a batch (runAt, delay, timeout, retention).
 const UNSET: i64 = i64::MIN;

@@ -13,3 +13,4 @@ mod handles;
 mod local_pg;
 mod recipe;
 mod runtime;
+mod worker;

@@ -158,6 +158,35 @@ public final class FlexiQ implements AutoCloseable {
         return NativeBridge.expireKeys(handle);
     }
 
+    /**
+     * Puts a dead-lettered job back to work: due at once, its attempts starting over, holding its
+     * dedup key again. {@code redriveKey} makes the request idempotent: repeating it (a retried
+     * HTTP call, a double click) finds the redrive already made and redrives nothing.
+     *
+     * <p>If the job's dedup key has meanwhile been taken by a newer active job, nothing changes
+     * and the result is {@link RedriveOutcome#KEY_HELD} with that job's id: two active jobs never
+     * hold one key, and no unique-index error reaches the caller.
+     *
+     * @throws IllegalArgumentException if {@code redriveKey} was already used to redrive another job
+     */
+    public RedriveResult redrive(String jobId, String redriveKey) {
+        requireOpen();
+        if (redriveKey == null || redriveKey.isEmpty()) {
+            throw new IllegalArgumentException("redriveKey must not be empty");
+        }
+        long[] answer = NativeBridge.redrive(handle, parseId(jobId), redriveKey);
+        RedriveOutcome outcome = RedriveOutcome.values()[(int) answer[0]];
+        Optional<String> holder = outcome == RedriveOutcome.KEY_HELD
+                ? Optional.of(Long.toString(answer[1])) : Optional.empty();
+        return new RedriveResult(outcome, holder);
+    }
+
+    /** Starts a builder for a {@link Worker} running this client's jobs. */
+    public Worker.Builder worker() {
+        requireOpen();
+        return new Worker.Builder(this);
+    }
+
     /** Applies missing schema migrations; safe while other processes do the same. */
     public int migrate() {
         requireOpen();
@@ -170,6 +199,15 @@ public final class FlexiQ implements AutoCloseable {
         if (closed.compareAndSet(false, true)) {
             NativeBridge.close(handle);
         }
+    }
+
+    long handle() {
+        requireOpen();
+        return handle;
+    }
+
+    PayloadSerializer serializer() {
+        return serializer;
     }
 
     private void requireOpen() {

@@ -116,6 +116,91 @@ public final class NativeBridge {
         return nativeExpireKeys(client);
     }
 
+    /**
+     * Claims up to {@code limit} (at most {@code ids.length}) due jobs of these queues and tasks
+     * under a lease, into the output arrays (queue and task as indexes into the arrays passed;
+     * timeout {@code Long.MIN_VALUE} when none); returns how many.
+     */
+    public static int claim(long client, String[] queues, String[] tasks, int limit, long leaseMillis, long[] ids,
+            int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes,
+            byte[][] payloads) {
+        ensureLoaded();
+        return nativeClaim(client, queues, tasks, limit, leaseMillis, ids, attempts, maxAttempts, timeoutMillis,
+                queueIndexes, taskIndexes, payloads);
+    }
+
+    /** Completes the attempts' jobs; returns the ids whose attempt still held the job. */
+    public static long[] complete(long client, long[] ids, int[] attempts) {
+        ensureLoaded();
+        return nativeComplete(client, ids, attempts);
+    }
+
+    /** Extends the attempts' leases; returns the ids whose attempt still holds the job. */
+    public static long[] extendLeases(long client, long[] ids, int[] attempts, long leaseMillis) {
+        ensureLoaded();
+        return nativeExtendLeases(client, ids, attempts, leaseMillis);
+    }
+
+    /**
+     * Records a failed attempt: returns the retry's due time in microseconds since the epoch, 0
+     * when the job was dead-lettered, -1 when the attempt no longer held the job.
+     */
+    public static long fail(long client, long id, int attempt, String error) {
+        ensureLoaded();
+        return nativeFail(client, id, attempt, error);
+    }
+
+    /** Puts back to work the running jobs whose lease has passed; returns how many. */
+    public static long rescueExpired(long client) {
+        ensureLoaded();
+        return nativeRescueExpired(client);
+    }
+
+    /** Gives back unfinished attempts; their jobs are due again and the attempts do not count. */
+    public static long returnAttempts(long client, long[] ids, int[] attempts) {
+        ensureLoaded();
+        return nativeReturnAttempts(client, ids, attempts);
+    }
+
+    /** Stores a checkpoint while the attempt holds its job; false when it no longer does. */
+    public static boolean saveCheckpoint(long client, long id, int attempt, String name, byte[] value) {
+        ensureLoaded();
+        return nativeSaveCheckpoint(client, id, attempt, name, value);
+    }
+
+    /** A job's checkpoint, or null. */
+    public static byte[] checkpoint(long client, long id, String name) {
+        ensureLoaded();
+        return nativeCheckpoint(client, id, name);
+    }
+
+    /**
+     * Redrives a dead job; returns the outcome (the ordinal of {@code io.flexiq.RedriveOutcome})
+     * and the key's holder (or 0).
+     */
+    public static long[] redrive(long client, long id, String redriveKey) {
+        ensureLoaded();
+        return nativeRedrive(client, id, redriveKey);
+    }
+
+    /** The client's wake-up generation; starts its listener on first use. */
+    public static long workGeneration(long client) {
+        ensureLoaded();
+        return nativeWorkGeneration(client);
+    }
+
+    /** Waits until the wake-up generation moves past {@code seen}, or the timeout; returns it. */
+    public static long awaitWork(long client, long seen, long timeoutMillis) {
+        ensureLoaded();
+        return nativeAwaitWork(client, seen, timeoutMillis);
+    }
+
+    /** Wakes the client's waiting workers. */
+    public static void wakeWorkers(long client) {
+        ensureLoaded();
+        nativeWakeWorkers(client);
+    }
+
     /** Starts a private PostgreSQL; returns its handle. */
     public static long startLocalPostgres(boolean durable) {
         ensureLoaded();
@@ -154,6 +239,33 @@ public final class NativeBridge {
     private static native boolean nativeJobAction(long client, long jobId, int action);
 
     private static native long nativeExpireKeys(long client);
+
+    private static native int nativeClaim(long client, String[] queues, String[] tasks, int limit, long leaseMillis,
+            long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
+            int[] taskIndexes, byte[][] payloads);
+
+    private static native long[] nativeComplete(long client, long[] ids, int[] attempts);
+
+    private static native long[] nativeExtendLeases(long client, long[] ids, int[] attempts, long leaseMillis);
+
+    private static native long nativeFail(long client, long id, int attempt, String error);
+
+    private static native long nativeRescueExpired(long client);
+
+    private static native long nativeReturnAttempts(long client, long[] ids, int[] attempts);
+
+    private static native boolean nativeSaveCheckpoint(long client, long id, int attempt, String name,
+            byte[] value);
+
+    private static native byte[] nativeCheckpoint(long client, long id, String name);
+
+    private static native long[] nativeRedrive(long client, long id, String redriveKey);
+
+    private static native long nativeWorkGeneration(long client);
+
+    private static native long nativeAwaitWork(long client, long seen, long timeoutMillis);
+
+    private static native void nativeWakeWorkers(long client);
 
     private static native long nativeStartLocalPostgres(boolean durable);
 

@@ -1,0 +1,228 @@
+package io.flexiq;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/** Workers through the real native library and a real PostgreSQL. */
+class WorkerTest {
+    static final Task<EnqueueTest.Order> CHARGE = EnqueueTest.CHARGE;
+    static final RetryPolicy FAST_RETRY = RetryPolicy.exponential(Duration.ofMillis(20), Duration.ofMillis(50));
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    interface Body {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code body} while a worker built from {@code builder} runs, then closes it. */
+    static void running(Worker.Builder builder, Body body) throws Exception {
+        Worker worker = builder.build().start();
+        try {
+            body.run();
+        } finally {
+            worker.close();
+        }
+    }
+
+    static JobInfo job(FlexiQ queue, String id) {
+        return queue.getJob(id).orElseThrow();
+    }
+
+    @Test
+    void runsJobsOfItsQueuesAndTasksWithTheirContextAndCompletesThem() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            String keyed = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 100),
+                    EnqueueOptions.builder().uniqueKey("order-1").maxAttempts(4).build());
+            String elsewhere = queue.enqueue(CHARGE, new EnqueueTest.Order(2, 200),
+                    EnqueueOptions.builder().queue("other").build());
+            String otherTask = queue.enqueue(Task.of("other_task", EnqueueTest.Order.class), new EnqueueTest.Order(3, 3));
+            ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
+            running(queue.worker()
+                    .handle(CHARGE, (order, job) -> seen.add(job.jobId() + " " + job.attempt() + "/"
+                            + job.maxAttempts() + " " + job.queue() + " " + job.task() + " " + order.amountCents())), () -> {
+                await("the job to complete", () -> job(queue, keyed).state() == JobState.COMPLETED);
+            });
+            assertEquals(List.of(keyed + " 1/4 default charge_customer 100"), List.copyOf(seen));
+            assertEquals(JobState.AVAILABLE, job(queue, elsewhere).state(), "other queue untouched");
+            assertEquals(JobState.AVAILABLE, job(queue, otherTask).state(), "other task untouched");
+            assertFalse(job(queue, keyed).keyHeld(), "completion released the key");
+        }
+    }
+
+    @Test
+    void aFailingHandlerIsRetriedWithBackoffThenDeadLetteredWithItsLastError() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1), EnqueueOptions.builder()
+                    .uniqueKey("doomed").maxAttempts(3).retryPolicy(FAST_RETRY).build());
+            AtomicInteger calls = new AtomicInteger();
+            running(queue.worker()
+                    .handle(CHARGE, (order, job) -> {
+                        calls.incrementAndGet();
+                        throw new IllegalStateException("card declined on attempt " + job.attempt());
+                    })
+                    .pollInterval(Duration.ofMillis(20)), () -> {
+                await("the job to be dead-lettered", () -> job(queue, id).state() == JobState.DEAD);
+            });
+            JobInfo dead = job(queue, id);
+            assertEquals(3, calls.get());
+            assertEquals(3, dead.attempt());
+            assertEquals(Optional.of("java.lang.IllegalStateException: card declined on attempt 3"), dead.lastError());
+            assertFalse(dead.keyHeld(), "dead-lettering released the key");
+        }
+    }
+
+    @Test
+    void aHandlerRunningPastItsTimeoutFailsTheAttempt() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1), EnqueueOptions.builder()
+                    .timeout(Duration.ofMillis(200)).maxAttempts(1).build());
+            CountDownLatch interrupted = new CountDownLatch(1);
+            running(queue.worker()
+                    .handle(CHARGE, (order, job) -> {
+                        try {
+                            Thread.sleep(60_000);
+                        } catch (InterruptedException e) {
+                            interrupted.countDown();
+                        }
+                    }), () -> {
+                await("the job to time out", () -> job(queue, id).state() == JobState.DEAD);
+                assertTrue(interrupted.await(10, TimeUnit.SECONDS), "the handler was interrupted");
+            });
+            assertEquals(Optional.of("timed out after 200 ms"), job(queue, id).lastError());
+        }
+    }
+
+    @Test
+    void closingGivesUnfinishedJobsBackWithoutCountingTheirAttempt() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1));
+            CountDownLatch started = new CountDownLatch(1);
+            Worker worker = queue.worker()
+                    .handle(CHARGE, (order, job) -> {
+                        started.countDown();
+                        Thread.sleep(60_000);
+                    })
+                    .shutdownTimeout(Duration.ofMillis(200))
+                    .build()
+                    .start();
+            assertTrue(started.await(30, TimeUnit.SECONDS));
+            assertEquals(JobState.RUNNING, job(queue, id).state());
+            worker.close();
+            JobInfo back = job(queue, id);
+            assertEquals(JobState.AVAILABLE, back.state());
+            assertEquals(0, back.attempt());
+        }
+    }
+
+    @Test
+    void aRetriedJobSkipsTheStageItsCheckpointRecorded() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            String id = queue.enqueue(CHARGE, new EnqueueTest.Order(7, 700),
+                    EnqueueOptions.builder().retryPolicy(FAST_RETRY).build());
+            AtomicInteger charges = new AtomicInteger();
+            ConcurrentLinkedQueue<String> receipts = new ConcurrentLinkedQueue<>();
+            running(queue.worker()
+                    .handle(CHARGE, (order, job) -> {
+                        String chargeId = job.checkpoint("charge", String.class,
+                                () -> "ch_" + charges.incrementAndGet());
+                        if (job.attempt() == 1) {
+                            throw new IllegalStateException("receipt service down");
+                        }
+                        receipts.add(chargeId + " on attempt " + job.attempt());
+                    })
+                    .pollInterval(Duration.ofMillis(20)), () -> {
+                await("the job to complete", () -> job(queue, id).state() == JobState.COMPLETED);
+            });
+            assertEquals(1, charges.get(), "the charge stage ran once");
+            assertEquals(List.of("ch_1 on attempt 2"), List.copyOf(receipts));
+        }
+    }
+
+    @Test
+    void aRedriveRunsADeadJobAgainOncePerRedriveKey() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1),
+                    EnqueueOptions.builder().uniqueKey("order-9").maxAttempts(1).build());
+            AtomicInteger runs = new AtomicInteger();
+            running(queue.worker()
+                    .handle(CHARGE, (order, job) -> {
+                        if (runs.incrementAndGet() == 1) {
+                            throw new IllegalStateException("first run fails");
+                        }
+                    })
+                    .pollInterval(Duration.ofMillis(20)), () -> {
+                await("the job to die", () -> job(queue, id).state() == JobState.DEAD);
+                assertEquals(new RedriveResult(RedriveOutcome.REDRIVEN, Optional.empty()),
+                        queue.redrive(id, "redrive-req-1"));
+                await("the redriven job to complete", () -> job(queue, id).state() == JobState.COMPLETED);
+                assertEquals(RedriveOutcome.REPLAYED, queue.redrive(id, "redrive-req-1").outcome());
+            });
+            assertEquals(2, runs.get());
+            assertEquals(RedriveOutcome.NOT_DEAD, queue.redrive(id, "redrive-req-2").outcome());
+            assertThrows(IllegalArgumentException.class, () -> queue.redrive(id, ""));
+        }
+    }
+
+    @Test
+    void aRedriveLeavesTheDeadJobAloneWhileANewerJobHoldsItsKey() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            EnqueueOptions keyed = EnqueueOptions.builder().uniqueKey("order-10").maxAttempts(1).build();
+            String dead = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1), keyed);
+            running(queue.worker()
+                    .handle(CHARGE, (order, job) -> {
+                        throw new IllegalStateException("fails");
+                    })
+                    .pollInterval(Duration.ofMillis(20)), () -> {
+                await("the job to die", () -> job(queue, dead).state() == JobState.DEAD);
+            });
+            String newer = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1), keyed);
+            assertEquals(new RedriveResult(RedriveOutcome.KEY_HELD, Optional.of(newer)),
+                    queue.redrive(dead, "redrive-10"));
+            assertEquals(JobState.DEAD, job(queue, dead).state());
+        }
+    }
+
+    @Test
+    void anIdleWorkerWakesOnANewJobWithoutWaitingForItsPoll() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            CountDownLatch ran = new CountDownLatch(1);
+            running(queue.worker()
+                    .handle(CHARGE, (order, job) -> ran.countDown())
+                    .pollInterval(Duration.ofMinutes(5)), () -> {
+                Thread.sleep(500);
+                queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1));
+                assertTrue(ran.await(20, TimeUnit.SECONDS), "woken by PostgreSQL's notification");
+            });
+        }
+    }
+
+    @Test
+    void aWorkerNeedsAHandlerAndRefusesTwoForOneTask() {
+        try (FlexiQ queue = TestDatabase.client()) {
+            assertThrows(IllegalStateException.class, () -> queue.worker().build());
+            Worker.Builder builder = queue.worker().handle(CHARGE, (order, job) -> {});
+            assertThrows(IllegalArgumentException.class, () -> builder.handle(CHARGE, (order, job) -> {}));
+            assertThrows(IllegalArgumentException.class, () -> builder.concurrency(0));
+        }
+    }
+}
