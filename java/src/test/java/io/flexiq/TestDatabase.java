@@ -23,6 +23,17 @@ final class TestDatabase {
         return "j" + ProcessHandle.current().pid() + "_" + NEXT_SCHEMA.incrementAndGet();
     }
 
+    /** Runs a query returning one number, over JDBC. */
+    static long scalar(String sql) throws java.sql.SQLException {
+        String jdbc = url().replaceFirst("^postgres://postgres@", "jdbc:postgresql://") + "?user=postgres";
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc);
+                java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+
     /** A client on a fresh, migrated schema. */
     static FlexiQ client() {
         return FlexiQ.builder(url()).schema(freshSchema()).poolSize(8).migrate(true).build();
