@@ -16,29 +16,31 @@ $$;
 
 CREATE TRIGGER jobs_release_key BEFORE UPDATE OF state ON {schema}.jobs
     FOR EACH ROW
-    WHEN (NEW.state IN ('completed', 'dead', 'cancelled')
+    WHEN (OLD.key_held
+          AND NEW.state IN ('completed', 'dead', 'cancelled')
           AND OLD.state NOT IN ('completed', 'dead', 'cancelled'))
     EXECUTE FUNCTION {schema}.release_key();
 
--- Wake-ups: a statement that makes jobs due now announces their queues on the schema's channel,
--- once per queue, when it commits. A replay inserts nothing and so announces nothing.
-CREATE FUNCTION {schema}.announce_due_jobs() RETURNS trigger
+-- Wake-ups: statements that make jobs due now announce their queues on the schema's channel,
+-- once per queue; PostgreSQL delivers the announcement when the statement's transaction commits.
+-- Returns how many queues were announced.
+CREATE FUNCTION {schema}.announce(p_queues text[]) RETURNS integer
+LANGUAGE sql AS $$
+    SELECT count(pg_notify('flexiq_{schema}', q))::integer FROM unnest(p_queues) AS q
+$$;
+
+-- New jobs due now announce their queues. A replay inserts nothing and so announces nothing.
+CREATE FUNCTION {schema}.announce_inserted() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_notify('flexiq_{schema}', d.queue)
-       FROM (SELECT DISTINCT c.queue FROM changed c
-              WHERE c.state IN ('available', 'retryable') AND c.run_at <= now()) d;
+    PERFORM {schema}.announce(ARRAY(SELECT DISTINCT i.queue FROM inserted i WHERE i.state = 'available'));
     RETURN NULL;
 END
 $$;
 
 CREATE TRIGGER jobs_announce_inserted AFTER INSERT ON {schema}.jobs
-    REFERENCING NEW TABLE AS changed
-    FOR EACH STATEMENT EXECUTE FUNCTION {schema}.announce_due_jobs();
-
-CREATE TRIGGER jobs_announce_updated AFTER UPDATE ON {schema}.jobs
-    REFERENCING NEW TABLE AS changed
-    FOR EACH STATEMENT EXECUTE FUNCTION {schema}.announce_due_jobs();
+    REFERENCING NEW TABLE AS inserted
+    FOR EACH STATEMENT EXECUTE FUNCTION {schema}.announce_inserted();
 
 -- Checkpoints: small values a handler stores under a name while a job runs, read back by later
 -- attempts of the same job. They go with their job.
@@ -111,6 +113,7 @@ BEGIN
     END;
     INSERT INTO {schema}.redrives (key_digest, key_preview, job_id, redriven_at)
     VALUES (p_key_digest, p_key_preview, p_job, now());
+    PERFORM {schema}.announce(ARRAY[v_job.queue]);
     RETURN QUERY SELECT 'redriven', NULL::bigint, 'available'::text;
 END
 $$;

@@ -181,17 +181,17 @@ impl Client {
     /// once and the attempts do not count. Returns how many were given back.
     pub async fn return_attempts(&self, attempts: &[Attempt]) -> Result<u64> {
         let (ids, numbers) = columns(attempts);
-        let returned = self
+        let returned: i64 = self
             .pool
             .run(async |c| {
-                sqlx::query(&self.sql.return_attempts)
+                sqlx::query_scalar(&self.sql.return_attempts)
                     .bind(&ids)
                     .bind(&numbers)
-                    .execute(c)
+                    .fetch_one(c)
                     .await
             })
             .await??;
-        Ok(returned.rows_affected())
+        Ok(returned as u64)
     }
 }
 

@@ -5,13 +5,10 @@ import io.flexiq.FlexiQ;
 import io.flexiq.Task;
 import io.flexiq.testing.LocalPostgres;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -22,8 +19,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Enqueue throughput through the Java API beside the same SQL statements driven over JDBC
@@ -150,21 +145,16 @@ public final class EnqueueBench {
         };
     }
 
-    /**
-     * The statements the native core runs, read from its SQL files and prepared on a plain JDBC
-     * connection, with the arrays the core would send.
-     */
+    /** The statements the native core runs, prepared on a plain JDBC connection, with the arrays the core would send. */
     static final class RawSql implements AutoCloseable {
-        private static final Path SQL = Path.of(System.getProperty("flexiq.sql.dir", "native/flexiq-core/sql"));
-
         final Connection connection;
-        final Statement keyed;
-        final Statement unkeyed;
+        final CoreStatement keyed;
+        final CoreStatement unkeyed;
 
         RawSql(String jdbcUrl) throws Exception {
             connection = DriverManager.getConnection(jdbcUrl);
-            keyed = new Statement(connection, "enqueue_keyed.sql");
-            unkeyed = new Statement(connection, "insert_unkeyed.sql");
+            keyed = new CoreStatement(connection, "enqueue_keyed.sql", SCHEMA);
+            unkeyed = new CoreStatement(connection, "insert_unkeyed.sql", SCHEMA);
         }
 
         /** Sends entries (keys null for none, else distinct keys) as one statement. */
@@ -180,7 +170,7 @@ public final class EnqueueBench {
                 // Keys go in digest order, as the core sends them.
                 Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(digests[a], digests[b]));
             }
-            Statement st = keys == null ? unkeyed : keyed;
+            CoreStatement st = keys == null ? unkeyed : keyed;
             st.setArray(1, connection.createArrayOf("bytea", Arrays.stream(order).map(payloads::get).toArray(byte[][]::new)));
             st.setArray(2, connection.createArrayOf("text", filled(n, "default")));
             st.setArray(3, connection.createArrayOf("text", filled(n, TASK.name())));
@@ -204,33 +194,6 @@ public final class EnqueueBench {
             try (ResultSet r = st.prepared.executeQuery()) {
                 while (r.next()) {
                     r.getLong(1);
-                }
-            }
-        }
-
-        /** A core statement with its numbered parameters ($1, used once or more) as JDBC's ?s. */
-        static final class Statement {
-            final PreparedStatement prepared;
-            /** The core parameter number of each JDBC parameter, in order. */
-            final List<Integer> numbers = new ArrayList<>();
-
-            Statement(Connection connection, String file) throws Exception {
-                String sql = Files.readString(SQL.resolve(file)).replace("{schema}", SCHEMA);
-                Matcher m = Pattern.compile("\\$(\\d+)").matcher(sql);
-                StringBuilder jdbc = new StringBuilder();
-                while (m.find()) {
-                    numbers.add(Integer.parseInt(m.group(1)));
-                    m.appendReplacement(jdbc, "?");
-                }
-                m.appendTail(jdbc);
-                prepared = connection.prepareStatement(jdbc.toString());
-            }
-
-            void setArray(int number, Array value) throws SQLException {
-                for (int i = 0; i < numbers.size(); i++) {
-                    if (numbers.get(i) == number) {
-                        prepared.setArray(i + 1, value);
-                    }
                 }
             }
         }

@@ -1,0 +1,230 @@
+package io.flexiq.bench;
+
+import io.flexiq.FlexiQ;
+import io.flexiq.Task;
+import io.flexiq.Worker;
+import io.flexiq.testing.LocalPostgres;
+import java.nio.file.Paths;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Workers, measured on one private PostgreSQL with durable commits: enqueue-to-start latency
+ * with an idle worker (woken by PostgreSQL's notification), and claimed-and-completed jobs per
+ * second with no-op handlers in one and two worker processes, beside the same claim and complete
+ * statements driven over JDBC (no JNI, no Java worker) on as many connections.
+ *
+ * <p>Arguments (optional): jobs per throughput run (default 50000), latency samples (default 300).
+ */
+public final class WorkerBench {
+    /** The benchmark's payload. */
+    public record Tick(long n) {}
+
+    static final Task<Tick> TICK = Task.of("tick", Tick.class);
+    private static final String SCHEMA = "flexiq_worker_bench";
+    private static final int CONCURRENCY = 64;
+    private static final int CLAIM_BATCH = 100;
+
+    private WorkerBench() {}
+
+    /** Runs the benchmark, or (first argument {@code child}) one worker process of it. */
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("child")) {
+            child(args[1]);
+            return;
+        }
+        int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
+        int samples = args.length > 1 ? Integer.parseInt(args[1]) : 300;
+        try (LocalPostgres pg = LocalPostgres.start();
+                FlexiQ queue = FlexiQ.builder(pg.url()).schema(SCHEMA).migrate(true).build()) {
+            System.out.printf(Locale.ROOT, "FlexiQ worker benchmark: %d cores, PostgreSQL with fsync and"
+                    + " synchronous_commit on%n%n", Runtime.getRuntime().availableProcessors());
+            latency(queue, samples);
+            System.out.printf(Locale.ROOT, "%n%-34s %12s %12s %7s%n", "claimed and completed, no-op handler",
+                    "FlexiQ jobs/s", "raw SQL jobs/s", "ratio");
+            for (int processes : new int[] {1, 2}) {
+                double api = workerProcesses(queue, pg, jobs, processes);
+                double raw = rawClaimAndComplete(queue, pg, jobs, processes);
+                System.out.printf(Locale.ROOT, "%-34s %12.0f %12.0f %7.2f%n",
+                        processes + (processes == 1 ? " worker process" : " worker processes"), api, raw, api / raw);
+            }
+        }
+    }
+
+    /** Enqueue-to-start latency with an idle worker whose polling is too slow to matter. */
+    static void latency(FlexiQ queue, int samples) throws Exception {
+        BlockingQueue<Long> started = new ArrayBlockingQueue<>(1);
+        Worker worker = queue.worker()
+                .handle(TICK, (tick, job) -> started.add(System.nanoTime()))
+                .pollInterval(Duration.ofSeconds(30))
+                .build()
+                .start();
+        try {
+            Thread.sleep(500);
+            long[] micros = new long[samples];
+            for (int i = 0; i < samples; i++) {
+                Thread.sleep(20);
+                long before = System.nanoTime();
+                queue.enqueue(TICK, new Tick(i));
+                Long at = started.poll(10, TimeUnit.SECONDS);
+                if (at == null) {
+                    throw new IllegalStateException("the worker did not start job " + i);
+                }
+                micros[i] = (at - before) / 1_000;
+            }
+            Arrays.sort(micros);
+            System.out.printf(Locale.ROOT, "enqueue-to-start latency, idle worker, %d samples: p50 %.1f ms,"
+                    + " p99 %.1f ms%n", samples, micros[samples / 2] / 1000.0, micros[samples * 99 / 100] / 1000.0);
+        } finally {
+            worker.close();
+        }
+    }
+
+    /** Jobs per second for worker JVMs draining {@code jobs} due jobs. */
+    static double workerProcesses(FlexiQ queue, LocalPostgres pg, int jobs, int processes) throws Exception {
+        fill(queue, pg, jobs);
+        List<Process> children = new ArrayList<>();
+        for (int i = 0; i < processes; i++) {
+            children.add(new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child", pg.url())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start());
+        }
+        try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
+            waitUntil(c, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state <> 'completed'", 0);
+            // Timed from the first claim, so that JVM start-up does not count.
+            long started = -1;
+            long ended = -1;
+            while (ended < 0) {
+                try (Statement s = c.createStatement();
+                        ResultSet r = s.executeQuery("SELECT (extract(epoch FROM min(started_at)) * 1e6)::bigint,"
+                                + " (extract(epoch FROM max(finished_at)) * 1e6)::bigint FROM " + SCHEMA + ".jobs")) {
+                    r.next();
+                    started = r.getLong(1);
+                    ended = r.getLong(2);
+                }
+            }
+            return jobs / ((ended - started) / 1e6);
+        } finally {
+            for (Process p : children) {
+                p.getOutputStream().close();
+                p.waitFor(60, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** One worker process of {@link #workerProcesses}: runs no-op ticks until its input closes. */
+    static void child(String url) throws Exception {
+        try (FlexiQ queue = FlexiQ.builder(url).schema(SCHEMA).poolSize(4).build()) {
+            Worker worker = queue.worker()
+                    .handle(TICK, (tick, job) -> {})
+                    .concurrency(CONCURRENCY)
+                    .claimBatch(CLAIM_BATCH)
+                    .build()
+                    .start();
+            while (System.in.read() >= 0) {
+                // The benchmark closes our input to stop us.
+            }
+            worker.close();
+        }
+    }
+
+    /**
+     * Jobs per second for the same claim and complete statements over JDBC, on {@code threads}
+     * connections, each claiming a batch and completing it in one statement.
+     */
+    static double rawClaimAndComplete(FlexiQ queue, LocalPostgres pg, int jobs, int threads) throws Exception {
+        fill(queue, pg, jobs);
+        AtomicInteger done = new AtomicInteger();
+        List<Thread> drainers = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+            Thread drainer = new Thread(() -> {
+                try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
+                        CoreStatement claim = new CoreStatement(c, "claim.sql", SCHEMA);
+                        CoreStatement complete = new CoreStatement(c, "complete_attempts.sql", SCHEMA)) {
+                    Array queues = c.createArrayOf("text", new String[] {"default"});
+                    Array tasks = c.createArrayOf("text", new String[] {TICK.name()});
+                    while (true) {
+                        claim.setArray(1, queues);
+                        claim.setArray(2, tasks);
+                        claim.setLong(3, CLAIM_BATCH);
+                        claim.setLong(4, 30_000);
+                        List<Long> ids = new ArrayList<>();
+                        List<Integer> attempts = new ArrayList<>();
+                        try (ResultSet r = claim.prepared.executeQuery()) {
+                            while (r.next()) {
+                                ids.add(r.getLong("id"));
+                                attempts.add(r.getInt("attempt"));
+                            }
+                        }
+                        if (ids.isEmpty()) {
+                            return;
+                        }
+                        complete.setArray(1, c.createArrayOf("int8", ids.toArray()));
+                        complete.setArray(2, c.createArrayOf("int4", attempts.toArray()));
+                        try (ResultSet r = complete.prepared.executeQuery()) {
+                            while (r.next()) {
+                                done.incrementAndGet();
+                            }
+                        }
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            drainer.start();
+            drainers.add(drainer);
+        }
+        for (Thread d : drainers) {
+            d.join();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        if (done.get() != jobs) {
+            throw new IllegalStateException("raw drain completed " + done.get() + " of " + jobs);
+        }
+        return jobs / seconds;
+    }
+
+    /** Empties the table and enqueues {@code jobs} due jobs, in batches. */
+    static void fill(FlexiQ queue, LocalPostgres pg, int jobs) {
+        try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
+            try (Statement s = c.createStatement()) {
+                s.execute("TRUNCATE " + SCHEMA + ".jobs CASCADE");
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        List<Tick> ticks = new ArrayList<>(1000);
+        for (int i = 0; i < 1000; i++) {
+            ticks.add(new Tick(i));
+        }
+        for (int n = 0; n < jobs; n += 1000) {
+            queue.enqueueMany(TICK, ticks.subList(0, Math.min(1000, jobs - n)), io.flexiq.EnqueueOptions.defaults());
+        }
+    }
+
+    private static void waitUntil(Connection c, String countSql, long expected) throws Exception {
+        while (true) {
+            try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(countSql)) {
+                r.next();
+                if (r.getLong(1) == expected) {
+                    return;
+                }
+            }
+            Thread.sleep(50);
+        }
+    }
+}
