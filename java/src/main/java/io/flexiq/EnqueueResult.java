@@ -1,5 +1,7 @@
 package io.flexiq;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -13,6 +15,15 @@ public final class EnqueueResult {
         this.jobId = Objects.requireNonNull(jobId);
         this.outcome = Objects.requireNonNull(outcome);
         this.reason = reason;
+    }
+
+    /** The job ids of some results, in their order. */
+    static List<String> ids(List<EnqueueResult> results) {
+        List<String> ids = new ArrayList<>(results.size());
+        for (EnqueueResult r : results) {
+            ids.add(r.jobId);
+        }
+        return ids;
     }
 
     /** The id of the job that holds the request: new, or the one already holding its key. */

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * concurrency. Reusing a key for a different request throws
  * {@link IdempotencyConflictException}.
  */
-public final class FlexiQ implements AutoCloseable {
+public final class FlexiQ implements JobQueue, AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final long handle;
@@ -46,27 +46,7 @@ public final class FlexiQ implements AutoCloseable {
         return new Builder(url);
     }
 
-    /** Enqueues a job with default options; returns its id (or the id of the job holding its key). */
-    public <T> String enqueue(Task<T> task, T payload) {
-        return enqueueWithResult(task, payload, EnqueueOptions.defaults()).jobId();
-    }
-
-    /** Enqueues a job; returns its id, or the id of the job already holding its key. */
-    public <T> String enqueue(Task<T> task, T payload, EnqueueOptions options) {
-        return enqueueWithResult(task, payload, options).jobId();
-    }
-
-    /** Enqueues a job with default options; returns its id and what PostgreSQL did. */
-    public <T> EnqueueResult enqueueWithResult(Task<T> task, T payload) {
-        return enqueueWithResult(task, payload, EnqueueOptions.defaults());
-    }
-
-    /**
-     * Enqueues a job; returns its id and what PostgreSQL did.
-     *
-     * @throws IdempotencyConflictException if the key is bound to a different request
-     * @throws StorageUnavailableException if PostgreSQL cannot be reached in time
-     */
+    @Override
     public <T> EnqueueResult enqueueWithResult(Task<T> task, T payload, EnqueueOptions options) {
         requireOpen();
         EnqueueBatch batch = new EnqueueBatch(1);
@@ -74,11 +54,8 @@ public final class FlexiQ implements AutoCloseable {
         return batch.send(handle).get(0);
     }
 
-    /**
-     * Enqueues one job per payload, all with the same options, in one statement; returns the ids
-     * in input order. Entries whose keys repeat, within the batch or against active jobs, resolve
-     * to the job holding the key. A conflict in any entry fails the whole batch; nothing is written.
-     */
+    /** {@inheritDoc} One statement, one round trip. */
+    @Override
     public <T> List<String> enqueueMany(Task<T> task, List<? extends T> payloads, EnqueueOptions options) {
         requireOpen();
         requireTask(task);
@@ -87,15 +64,11 @@ public final class FlexiQ implements AutoCloseable {
         for (T payload : payloads) {
             batch.add(task, payload, options, serializer);
         }
-        return ids(batch.send(handle));
+        return EnqueueResult.ids(batch.send(handle));
     }
 
-    /** Enqueues a batch of entries, each with its own task and options, in one statement; ids in input order. */
-    public List<String> enqueueMany(List<? extends EnqueueRequest<?>> requests) {
-        return ids(enqueueManyWithResults(requests));
-    }
-
-    /** Like {@link #enqueueMany(List)}, with each entry's outcome. */
+    /** {@inheritDoc} One statement, one round trip. */
+    @Override
     public List<EnqueueResult> enqueueManyWithResults(List<? extends EnqueueRequest<?>> requests) {
         requireOpen();
         EnqueueBatch batch = new EnqueueBatch(requests.size());
@@ -221,14 +194,6 @@ public final class FlexiQ implements AutoCloseable {
             throw new IllegalArgumentException("task must not be null");
         }
         return task;
-    }
-
-    private static List<String> ids(List<EnqueueResult> results) {
-        List<String> ids = new ArrayList<>(results.size());
-        for (EnqueueResult r : results) {
-            ids.add(r.jobId());
-        }
-        return ids;
     }
 
     private static long parseId(String jobId) {

@@ -1,20 +1,31 @@
 package io.flexiq;
 
-import io.flexiq.internal.NativeBridge;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 
 /** The attempt a {@link JobHandler} runs: which job, which attempt, and its checkpoints. */
 public final class JobContext {
-    private final FlexiQ client;
+    /** Where a job's checkpoints live. */
+    interface Checkpoints {
+        /** The value stored under {@code name}, or null. */
+        byte[] load(String name);
+
+        /** Stores a value; false when the attempt no longer holds its job. */
+        boolean save(String name, byte[] value);
+    }
+
+    private final Checkpoints checkpoints;
+    private final PayloadSerializer serializer;
     private final long jobId;
     private final int attempt;
     private final int maxAttempts;
     private final String queue;
     private final String task;
 
-    JobContext(FlexiQ client, long jobId, int attempt, int maxAttempts, String queue, String task) {
-        this.client = client;
+    JobContext(Checkpoints checkpoints, PayloadSerializer serializer, long jobId, int attempt, int maxAttempts,
+            String queue, String task) {
+        this.checkpoints = checkpoints;
+        this.serializer = serializer;
         this.jobId = jobId;
         this.attempt = attempt;
         this.maxAttempts = maxAttempts;
@@ -60,13 +71,12 @@ public final class JobContext {
     public <V> V checkpoint(String name, Class<V> type, Callable<V> stage) throws Exception {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
-        byte[] stored = NativeBridge.checkpoint(client.handle(), jobId, name);
+        byte[] stored = checkpoints.load(name);
         if (stored != null) {
-            return client.serializer().deserialize(stored, type);
+            return serializer.deserialize(stored, type);
         }
         V value = stage.call();
-        byte[] bytes = client.serializer().serialize(value);
-        if (!NativeBridge.saveCheckpoint(client.handle(), jobId, attempt, name, bytes)) {
+        if (!checkpoints.save(name, serializer.serialize(value))) {
             throw new IllegalStateException("attempt " + attempt + " of job " + jobId
                     + " no longer holds the job; checkpoint " + name + " was not stored");
         }

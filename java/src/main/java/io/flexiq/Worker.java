@@ -373,8 +373,20 @@ public final class Worker implements AutoCloseable {
     private record Handler<T>(Task<T> task, JobHandler<T> handler) {
         void run(FlexiQ client, Running job) throws Exception {
             T payload = client.serializer().deserialize(job.payload, task.payloadType());
-            handler.handle(payload, new JobContext(client, job.id, job.attempt, job.maxAttempts, job.queue,
-                    task.name()));
+            long handle = client.handle();
+            JobContext.Checkpoints checkpoints = new JobContext.Checkpoints() {
+                @Override
+                public byte[] load(String name) {
+                    return NativeBridge.checkpoint(handle, job.id, name);
+                }
+
+                @Override
+                public boolean save(String name, byte[] value) {
+                    return NativeBridge.saveCheckpoint(handle, job.id, job.attempt, name, value);
+                }
+            };
+            handler.handle(payload, new JobContext(checkpoints, client.serializer(), job.id, job.attempt,
+                    job.maxAttempts, job.queue, task.name()));
         }
     }
 
