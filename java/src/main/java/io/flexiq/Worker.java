@@ -8,14 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,6 +44,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Worker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+    /** How long a busy worker waits for more free slots before it claims. */
+    private static final long CLAIM_GATHER_MILLIS = 2;
+    /** How long the first completion of a batch waits for others to join it. */
+    private static final long COMPLETION_LINGER_MILLIS = 2;
     /** The most completions recorded in one statement. */
     private static final int COMPLETION_BATCH = 1_000;
 
@@ -59,6 +62,8 @@ public final class Worker implements AutoCloseable {
     private final Duration pollInterval;
     private final Duration shutdownTimeout;
 
+    /** Jobs this worker may hold at once: running, and claimed waiting for a thread. */
+    private final int capacity;
     private final Semaphore slots;
     private final Map<Long, Running> running = new ConcurrentHashMap<>();
     private final LinkedBlockingQueue<Running> succeeded = new LinkedBlockingQueue<>();
@@ -67,7 +72,7 @@ public final class Worker implements AutoCloseable {
     /** False once no handler can succeed any more: the completer then drains and stops. */
     private final AtomicBoolean completing = new AtomicBoolean(true);
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final ExecutorService handlerThreads;
+    private final ThreadPoolExecutor handlerThreads;
     private final ScheduledExecutorService timers;
     private final Thread claimer;
     private final Thread completer;
@@ -83,8 +88,10 @@ public final class Worker implements AutoCloseable {
         this.lease = b.lease;
         this.pollInterval = b.pollInterval;
         this.shutdownTimeout = b.shutdownTimeout;
-        this.slots = new Semaphore(concurrency);
-        this.handlerThreads = Executors.newFixedThreadPool(concurrency, threads("flexiq-handler"));
+        this.capacity = concurrency + b.prefetch;
+        this.slots = new Semaphore(capacity);
+        this.handlerThreads = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), threads("flexiq-handler"));
         this.timers = Executors.newSingleThreadScheduledExecutor(threads("flexiq-lease"));
         this.claimer = threads("flexiq-claimer").newThread(this::claimLoop);
         this.completer = threads("flexiq-completer").newThread(this::completeLoop);
@@ -121,6 +128,17 @@ public final class Worker implements AutoCloseable {
             NativeBridge.wakeWorkers(handle);
             join(claimer);
         }
+        // Claimed jobs still waiting for a handler thread go back at once.
+        List<Runnable> waiting = new ArrayList<>();
+        handlerThreads.getQueue().drainTo(waiting);
+        List<Running> notStarted = new ArrayList<>();
+        for (Runnable r : waiting) {
+            Running job = ((HandlerRun) r).job;
+            if (job.settled.compareAndSet(false, true)) {
+                notStarted.add(job);
+            }
+        }
+        giveBack(notStarted);
         handlerThreads.shutdown();
         boolean finished = false;
         try {
@@ -161,6 +179,11 @@ public final class Worker implements AutoCloseable {
                     continue;
                 }
                 int free = 1 + slots.drainPermits();
+                if (free < Math.min(n, capacity) / 2) {
+                    // Busy: let a few more slots free up, so that claims stay large and few.
+                    Thread.sleep(CLAIM_GATHER_MILLIS);
+                    free += slots.drainPermits();
+                }
                 int want = Math.min(free, n);
                 slots.release(free - want);
                 long seen = NativeBridge.workGeneration(handle);
@@ -187,13 +210,29 @@ public final class Worker implements AutoCloseable {
 
     private void dispatch(Running job) {
         running.put(job.id, job);
-        job.future = handlerThreads.submit(() -> run(job));
-        if (job.timeoutMillis != Long.MIN_VALUE) {
-            job.timer = timers.schedule(() -> timeOut(job), job.timeoutMillis, TimeUnit.MILLISECONDS);
+        handlerThreads.execute(new HandlerRun(job));
+    }
+
+    /** A claimed job waiting for, then running on, a handler thread. */
+    private final class HandlerRun implements Runnable {
+        final Running job;
+
+        HandlerRun(Running job) {
+            this.job = job;
+        }
+
+        @Override
+        public void run() {
+            Worker.this.run(job);
         }
     }
 
     private void run(Running job) {
+        job.runner = Thread.currentThread();
+        // The timeout counts from the handler's start, not from the claim.
+        if (job.timeoutMillis != Long.MIN_VALUE) {
+            job.timer = timers.schedule(() -> timeOut(job), job.timeoutMillis, TimeUnit.MILLISECONDS);
+        }
         try {
             job.handler.run(client, job);
             if (job.settled.compareAndSet(false, true)) {
@@ -213,7 +252,7 @@ public final class Worker implements AutoCloseable {
 
     private void timeOut(Running job) {
         if (job.settled.compareAndSet(false, true)) {
-            job.future.cancel(true);
+            job.runner.interrupt();
             fail(job, "timed out after " + job.timeoutMillis + " ms");
         }
     }
@@ -238,6 +277,10 @@ public final class Worker implements AutoCloseable {
                     continue;
                 }
                 batch.add(first);
+                if (succeeded.size() < claimBatch) {
+                    // A moment's wait lets completions gather into fewer, larger commits.
+                    Thread.sleep(COMPLETION_LINGER_MILLIS);
+                }
                 succeeded.drainTo(batch, COMPLETION_BATCH - 1);
                 complete(batch);
                 batch.clear();
@@ -305,6 +348,9 @@ public final class Worker implements AutoCloseable {
             ids[i] = unfinished.get(i).id;
             attempts[i] = unfinished.get(i).attempt;
         }
+        for (Running job : unfinished) {
+            running.remove(job.id);
+        }
         try {
             NativeBridge.returnAttempts(handle, ids, attempts);
         } catch (RuntimeException e) {
@@ -354,7 +400,7 @@ public final class Worker implements AutoCloseable {
         final byte[] payload;
         /** Set once the attempt's outcome is decided: by the handler, its timeout, or shutdown. */
         final AtomicBoolean settled = new AtomicBoolean();
-        volatile Future<?> future;
+        volatile Thread runner;
         volatile ScheduledFuture<?> timer;
 
         Running(long id, int attempt, int maxAttempts, long timeoutMillis, String queue, Handler<?> handler,
@@ -396,6 +442,7 @@ public final class Worker implements AutoCloseable {
         private final Map<String, Handler<?>> handlers = new LinkedHashMap<>();
         private List<String> queues = List.of("default");
         private int concurrency = 10;
+        private int prefetch = -1;
         private int claimBatch = 100;
         private Duration lease = Duration.ofSeconds(30);
         private Duration pollInterval = Duration.ofSeconds(1);
@@ -440,6 +487,19 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How many claimed jobs may wait for a free handler thread, their leases held (default:
+         * as many as {@code concurrency}). Waiting jobs let busy threads go from job to job
+         * without a round trip; a worker that is closed gives them back at once.
+         */
+        public Builder prefetch(int prefetch) {
+            if (prefetch < 0) {
+                throw new IllegalArgumentException("prefetch must not be negative, got " + prefetch);
+            }
+            this.prefetch = prefetch;
+            return this;
+        }
+
         /** The most jobs claimed in one statement (default 100). */
         public Builder claimBatch(int claimBatch) {
             if (claimBatch < 1) {
@@ -479,6 +539,9 @@ public final class Worker implements AutoCloseable {
         public Worker build() {
             if (handlers.isEmpty()) {
                 throw new IllegalStateException("a worker needs at least one handler");
+            }
+            if (prefetch < 0) {
+                prefetch = concurrency;
             }
             return new Worker(this);
         }

@@ -113,24 +113,32 @@ class WorkerTest {
     }
 
     @Test
-    void closingGivesUnfinishedJobsBackWithoutCountingTheirAttempt() throws Exception {
+    void closingGivesUnfinishedAndWaitingJobsBackWithoutCountingTheirAttempt() throws Exception {
         try (FlexiQ queue = TestDatabase.client()) {
-            String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1));
+            List<String> ids = queue.enqueueMany(CHARGE, List.of(new EnqueueTest.Order(1, 1),
+                    new EnqueueTest.Order(2, 2), new EnqueueTest.Order(3, 3)), EnqueueOptions.defaults());
             CountDownLatch started = new CountDownLatch(1);
+            AtomicInteger runs = new AtomicInteger();
             Worker worker = queue.worker()
                     .handle(CHARGE, (order, job) -> {
+                        runs.incrementAndGet();
                         started.countDown();
                         Thread.sleep(60_000);
                     })
+                    .concurrency(1)
+                    .prefetch(2)
                     .shutdownTimeout(Duration.ofMillis(200))
                     .build()
                     .start();
             assertTrue(started.await(30, TimeUnit.SECONDS));
-            assertEquals(JobState.RUNNING, job(queue, id).state());
+            await("all three to be claimed", () -> ids.stream().allMatch(id -> job(queue, id).state() == JobState.RUNNING));
             worker.close();
-            JobInfo back = job(queue, id);
-            assertEquals(JobState.AVAILABLE, back.state());
-            assertEquals(0, back.attempt());
+            assertEquals(1, runs.get(), "one thread, one handler started");
+            for (String id : ids) {
+                JobInfo back = job(queue, id);
+                assertEquals(JobState.AVAILABLE, back.state(), "job " + id);
+                assertEquals(0, back.attempt(), "job " + id);
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.flexiq.bench;
 
+import io.flexiq.EnqueueOptions;
 import io.flexiq.FlexiQ;
 import io.flexiq.Task;
 import io.flexiq.Worker;
@@ -11,6 +12,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,8 +36,9 @@ public final class WorkerBench {
 
     static final Task<Tick> TICK = Task.of("tick", Tick.class);
     private static final String SCHEMA = "flexiq_worker_bench";
-    private static final int CONCURRENCY = 64;
-    private static final int CLAIM_BATCH = 100;
+    private static final int CONCURRENCY = Integer.getInteger("flexiq.bench.concurrency", 8);
+    private static final int PREFETCH = Integer.getInteger("flexiq.bench.prefetch", 100);
+    private static final int CLAIM_BATCH = Integer.getInteger("flexiq.bench.claimBatch", 100);
 
     private WorkerBench() {}
 
@@ -94,17 +97,22 @@ public final class WorkerBench {
 
     /** Jobs per second for worker JVMs draining {@code jobs} due jobs. */
     static double workerProcesses(FlexiQ queue, LocalPostgres pg, int jobs, int processes) throws Exception {
-        fill(queue, pg, jobs);
         List<Process> children = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
             children.add(new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Dflexiq.bench.concurrency=" + CONCURRENCY, "-Dflexiq.bench.prefetch=" + PREFETCH, "-Dflexiq.bench.claimBatch=" + CLAIM_BATCH,
                     "-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child", pg.url())
                     .redirectError(ProcessBuilder.Redirect.INHERIT)
                     .start());
         }
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
+            // Warm-up: the workers' JIT compilation is not what is measured.
+            fill(queue, pg, jobs / 2, Instant.now());
             waitUntil(c, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state <> 'completed'", 0);
-            // Timed from the first claim, so that JVM start-up does not count.
+            // The measured jobs all fall due at one instant, and the clock runs from the first
+            // claim to the last completion.
+            fill(queue, pg, jobs, Instant.now().plusSeconds(2));
+            waitUntil(c, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state <> 'completed'", 0);
             long started = -1;
             long ended = -1;
             while (ended < 0) {
@@ -131,6 +139,7 @@ public final class WorkerBench {
             Worker worker = queue.worker()
                     .handle(TICK, (tick, job) -> {})
                     .concurrency(CONCURRENCY)
+                    .prefetch(PREFETCH)
                     .claimBatch(CLAIM_BATCH)
                     .build()
                     .start();
@@ -146,7 +155,7 @@ public final class WorkerBench {
      * connections, each claiming a batch and completing it in one statement.
      */
     static double rawClaimAndComplete(FlexiQ queue, LocalPostgres pg, int jobs, int threads) throws Exception {
-        fill(queue, pg, jobs);
+        fill(queue, pg, jobs, Instant.now());
         AtomicInteger done = new AtomicInteger();
         List<Thread> drainers = new ArrayList<>();
         long start = System.nanoTime();
@@ -198,8 +207,8 @@ public final class WorkerBench {
         return jobs / seconds;
     }
 
-    /** Empties the table and enqueues {@code jobs} due jobs, in batches. */
-    static void fill(FlexiQ queue, LocalPostgres pg, int jobs) {
+    /** Empties the table and enqueues {@code jobs} jobs due at {@code dueAt}, in batches. */
+    static void fill(FlexiQ queue, LocalPostgres pg, int jobs, Instant dueAt) {
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
             try (Statement s = c.createStatement()) {
                 s.execute("TRUNCATE " + SCHEMA + ".jobs CASCADE");
@@ -212,7 +221,8 @@ public final class WorkerBench {
             ticks.add(new Tick(i));
         }
         for (int n = 0; n < jobs; n += 1000) {
-            queue.enqueueMany(TICK, ticks.subList(0, Math.min(1000, jobs - n)), io.flexiq.EnqueueOptions.defaults());
+            queue.enqueueMany(TICK, ticks.subList(0, Math.min(1000, jobs - n)),
+                    EnqueueOptions.builder().runAt(dueAt).build());
         }
     }
 
