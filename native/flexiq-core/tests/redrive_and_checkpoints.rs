@@ -179,3 +179,44 @@ async fn accepted_jobs_wake_waiting_workers_and_replays_do_not() {
         after_replay
     );
 }
+
+#[tokio::test]
+async fn the_listener_reconnects_by_itself_after_losing_its_connection() {
+    let client = common::client().await;
+    let seen = client.work_generation().await;
+    let seen = client.await_work(seen, Duration::from_secs(5)).await;
+    let channel = format!("LISTEN \"flexiq_{}\"", client.schema());
+    let listening = format!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = '{channel}'"
+    );
+    assert_eq!(
+        common::scalar(&client, &listening).await,
+        1,
+        "one listening connection"
+    );
+
+    // Losing the connection and listening again count as wake-ups (announcements may have
+    // been missed meanwhile); wait until they have settled.
+    let mut reconnected = client.await_work(seen, Duration::from_secs(10)).await;
+    assert_ne!(reconnected, seen, "the listener noticed");
+    loop {
+        let next = client
+            .await_work(reconnected, Duration::from_millis(1500))
+            .await;
+        if next == reconnected {
+            break;
+        }
+        reconnected = next;
+    }
+    client
+        .enqueue(&JobRequest::new("charge", b"{}".to_vec()))
+        .await
+        .expect("enqueue");
+    assert_ne!(
+        client
+            .await_work(reconnected, Duration::from_secs(10))
+            .await,
+        reconnected,
+        "announcements arrive over the new connection"
+    );
+}
