@@ -6,15 +6,21 @@ import io.flexiq.EnqueueRequest;
 import io.flexiq.EnqueueResult;
 import io.flexiq.FlexiQ;
 import io.flexiq.IdempotencyConflictException;
+import io.flexiq.JobInfo;
+import io.flexiq.JobState;
 import io.flexiq.Task;
+import io.flexiq.Worker;
 import io.flexiq.testing.LocalPostgres;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * FlexiQ's idempotent enqueue in four stories: a double-click, a webhook redelivery, a key
- * reused for a different request, and a bulk enqueue with duplicates.
+ * FlexiQ in five stories: a double-click, a webhook redelivery, a key reused for a different
+ * request, a bulk enqueue with duplicates, and a worker running the charges (one fails once and
+ * is retried).
  *
  * <p>Uses the database in {@code FLEXIQ_DATABASE_URL}; without one it starts a private
  * PostgreSQL from the machine's binaries and removes it at exit.
@@ -52,7 +58,8 @@ public final class Demo {
             doubleClick(queue);
             webhookRedelivery(queue);
             conflict(queue);
-            bulk(queue);
+            List<String> charges = bulk(queue);
+            work(queue, charges);
         }
     }
 
@@ -100,7 +107,7 @@ public final class Demo {
         }
     }
 
-    private static void bulk(FlexiQ queue) {
+    private static List<String> bulk(FlexiQ queue) {
         heading("4. A bulk enqueue with duplicates (one statement)");
         List<EnqueueRequest<Order>> batch = List.of(
                 EnqueueRequest.of(CHARGE_CUSTOMER, new Order(42, 1000)),
@@ -110,6 +117,42 @@ public final class Demo {
         List<EnqueueResult> results = queue.enqueueManyWithResults(batch);
         for (int i = 0; i < results.size(); i++) {
             show("entry " + i + " " + batch.get(i).payload(), results.get(i));
+        }
+        return results.stream().map(EnqueueResult::jobId).distinct().toList();
+    }
+
+    private static void work(FlexiQ queue, List<String> charges) {
+        heading("5. A worker runs the charges (customer 44's card is declined once, then retried)");
+        Set<Long> declinedOnce = ConcurrentHashMap.newKeySet();
+        Worker worker = queue.worker()
+                .handle(CHARGE_CUSTOMER, (order, job) -> {
+                    boolean decline = order.customerId() == 44 && declinedOnce.add(order.customerId());
+                    System.out.printf("  job %s, attempt %d of %d: charge customer %d %d cents%s%n", job.jobId(),
+                            job.attempt(), job.maxAttempts(), order.customerId(), order.amountCents(),
+                            decline ? " -> declined" : " -> done");
+                    if (decline) {
+                        throw new IllegalStateException("card declined");
+                    }
+                })
+                .pollInterval(Duration.ofMillis(200))
+                .build()
+                .start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!charges.stream().allMatch(id -> queue.getJob(id).orElseThrow().state() == JobState.COMPLETED)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the charges did not complete in time");
+                }
+                Thread.sleep(50);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            worker.close();
+        }
+        for (String id : charges) {
+            JobInfo job = queue.getJob(id).orElseThrow();
+            System.out.println("  job " + id + ": " + job.state() + " after " + job.attempt() + " attempt(s)");
         }
     }
 
