@@ -110,6 +110,8 @@ class WorkerProcessesTest {
             assertTrue(doomed.waitFor(30, TimeUnit.SECONDS));
             assertEquals(137, doomed.exitValue(), "killed by SIGKILL");
             assertEquals(JobState.RUNNING, queue.getJob(id).orElseThrow().state());
+            assertEquals(id, queue.enqueue(EnqueueTest.CHARGE, new EnqueueTest.Order(1, 1),
+                    EnqueueOptions.builder().uniqueKey("charge-order-1").build()), "a replay finds the orphaned job");
 
             List<Integer> attempts = new CopyOnWriteArrayList<>();
             Worker rescuer = queue.worker()
@@ -122,8 +124,6 @@ class WorkerProcessesTest {
                 JobInfo info = queue.getJob(id).orElseThrow();
                 while (info.state() != JobState.COMPLETED) {
                     assertTrue(info.keyHeld(), "the key stays held while the job is " + info.state());
-                    assertEquals(id, queue.enqueue(EnqueueTest.CHARGE, new EnqueueTest.Order(1, 1),
-                            EnqueueOptions.builder().uniqueKey("charge-order-1").build()), "a replay finds the job");
                     assertTrue(System.nanoTime() < end, "the job was finished in time");
                     Thread.sleep(20);
                     info = queue.getJob(id).orElseThrow();

@@ -92,6 +92,31 @@ class WorkerTest {
     }
 
     @Test
+    void aHandlerRunningLongerThanItsLeaseKeepsTheJobWhileItRuns() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1));
+            AtomicInteger runs = new AtomicInteger();
+            JobHandler<EnqueueTest.Order> slow = (order, job) -> {
+                runs.incrementAndGet();
+                Thread.sleep(2_000);
+            };
+            // Two workers with short leases: the second puts back any job whose lease passes.
+            Worker other = queue.worker().handle(CHARGE, slow).lease(Duration.ofMillis(600))
+                    .pollInterval(Duration.ofMillis(50)).build().start();
+            try {
+                running(queue.worker().handle(CHARGE, slow).lease(Duration.ofMillis(600))
+                        .pollInterval(Duration.ofMillis(50)), () -> {
+                    await("the job to complete", () -> job(queue, id).state() == JobState.COMPLETED);
+                });
+            } finally {
+                other.close();
+            }
+            assertEquals(1, runs.get(), "the lease was extended while the handler ran");
+            assertEquals(1, job(queue, id).attempt());
+        }
+    }
+
+    @Test
     void aHandlerRunningPastItsTimeoutFailsTheAttempt() throws Exception {
         try (FlexiQ queue = TestDatabase.client()) {
             String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1), EnqueueOptions.builder()
