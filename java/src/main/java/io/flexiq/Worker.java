@@ -292,12 +292,8 @@ public final class Worker implements AutoCloseable {
     }
 
     private void complete(List<Running> batch) {
-        long[] ids = new long[batch.size()];
-        int[] attempts = new int[batch.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = batch.get(i).id;
-            attempts[i] = batch.get(i).attempt;
-        }
+        long[] ids = ids(batch);
+        int[] attempts = attempts(batch);
         try {
             NativeBridge.complete(handle, ids, attempts);
         } catch (RuntimeException e) {
@@ -315,12 +311,8 @@ public final class Worker implements AutoCloseable {
         if (held.isEmpty()) {
             return;
         }
-        long[] ids = new long[held.size()];
-        int[] attempts = new int[held.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = held.get(i).id;
-            attempts[i] = held.get(i).attempt;
-        }
+        long[] ids = ids(held);
+        int[] attempts = attempts(held);
         try {
             NativeBridge.extendLeases(handle, ids, attempts, lease.toMillis());
         } catch (RuntimeException e) {
@@ -342,12 +334,8 @@ public final class Worker implements AutoCloseable {
         if (unfinished.isEmpty()) {
             return;
         }
-        long[] ids = new long[unfinished.size()];
-        int[] attempts = new int[unfinished.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = unfinished.get(i).id;
-            attempts[i] = unfinished.get(i).attempt;
-        }
+        long[] ids = ids(unfinished);
+        int[] attempts = attempts(unfinished);
         for (Running job : unfinished) {
             running.remove(job.id);
         }
@@ -357,6 +345,14 @@ public final class Worker implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "giving back " + ids.length + " unfinished jobs failed;"
                     + " they run again once their leases pass", e);
         }
+    }
+
+    private static long[] ids(List<Running> jobs) {
+        return jobs.stream().mapToLong(job -> job.id).toArray();
+    }
+
+    private static int[] attempts(List<Running> jobs) {
+        return jobs.stream().mapToInt(job -> job.attempt).toArray();
     }
 
     private static String describe(Throwable t) {
