@@ -7,7 +7,7 @@ use jni::objects::{JByteArray, JClass, JIntArray, JLongArray, JObjectArray, JStr
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
 
-use flexiq_core::{Attempt, Redrive};
+use flexiq_core::{Attempt, ClaimedJob, Redrive};
 
 use crate::client::CLIENTS;
 use crate::convert::{bytes_arg, int_array_arg, long_array_arg, string_arg, string_array_arg};
@@ -49,6 +49,11 @@ fn ids_out<'local>(
     let array = JLongArray::new(env, ids.len())?;
     array.set_region(env, 0, &ids)?;
     Ok(array)
+}
+
+/// One column of the claimed jobs.
+fn column<T>(claimed: &[ClaimedJob], f: impl Fn(&ClaimedJob) -> T) -> Vec<T> {
+    claimed.iter().map(f).collect()
 }
 
 fn names(
@@ -108,26 +113,28 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeClaim<'local>(
                     .map(|i| i as i32)
                     .ok_or_else(|| BridgeError::BadArgument(format!("claimed unknown {name}")))
             };
-            let column = |f: &dyn Fn(&flexiq_core::ClaimedJob) -> i64| -> Vec<i64> {
-                claimed.iter().map(f).collect()
-            };
-            ids.set_region(env, 0, &column(&|j| j.id))?;
-            timeout_millis.set_region(env, 0, &column(&|j| j.timeout_ms.unwrap_or(UNSET)))?;
-            let ints = |f: &dyn Fn(&flexiq_core::ClaimedJob) -> i32| -> Vec<i32> {
-                claimed.iter().map(f).collect()
-            };
-            attempts.set_region(env, 0, &ints(&|j| j.attempt))?;
-            max_attempts.set_region(env, 0, &ints(&|j| j.max_attempts))?;
-            let queue_index = claimed
-                .iter()
-                .map(|j| index_of(&queues, &j.queue))
-                .collect::<BridgeResult<Vec<i32>>>()?;
-            let task_index = claimed
-                .iter()
-                .map(|j| index_of(&tasks, &j.task))
-                .collect::<BridgeResult<Vec<i32>>>()?;
-            queue_indexes.set_region(env, 0, &queue_index)?;
-            task_indexes.set_region(env, 0, &task_index)?;
+            ids.set_region(env, 0, &column(&claimed, |j| j.id))?;
+            timeout_millis.set_region(
+                env,
+                0,
+                &column(&claimed, |j| j.timeout_ms.unwrap_or(UNSET)),
+            )?;
+            attempts.set_region(env, 0, &column(&claimed, |j| j.attempt))?;
+            max_attempts.set_region(env, 0, &column(&claimed, |j| j.max_attempts))?;
+            let queue_index = column(&claimed, |j| index_of(&queues, &j.queue));
+            let task_index = column(&claimed, |j| index_of(&tasks, &j.task));
+            queue_indexes.set_region(
+                env,
+                0,
+                &queue_index
+                    .into_iter()
+                    .collect::<BridgeResult<Vec<i32>>>()?,
+            )?;
+            task_indexes.set_region(
+                env,
+                0,
+                &task_index.into_iter().collect::<BridgeResult<Vec<i32>>>()?,
+            )?;
             for (i, job) in claimed.iter().enumerate() {
                 let payload = env.byte_array_from_slice(&job.payload)?;
                 payloads.set_element(env, i, &payload)?;
