@@ -37,6 +37,9 @@ CREATE TABLE {schema}.jobs (
     finished_at      timestamptz,
     lease_expires_at timestamptz,
     last_error       text,
+    -- The claim that started the running attempt: a worker whose claim's answer was lost
+    -- finds its jobs again by this token once PostgreSQL answers.
+    claim_token      bigint,
     CONSTRAINT jobs_state_known CHECK (state IN
         ('available', 'scheduled', 'retryable', 'running', 'completed', 'dead', 'cancelled')),
     CONSTRAINT jobs_attempts_positive CHECK (max_attempts >= 1 AND attempt >= 0),

@@ -25,7 +25,7 @@ LANGUAGE sql STABLE AS $$
            CASE WHEN e.key_digest IS NOT NULL
                 THEN now() + e.key_retention_ms * interval '1 millisecond' END,
            NULL::timestamptz, now(),
-           NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::text
+           NULL::timestamptz, NULL::timestamptz, NULL::timestamptz, NULL::text, NULL::bigint
       FROM unnest(p_id, p_payload, p_queue, p_task, p_priority, p_run_at_micros, p_delay_ms,
                   p_max_attempts, p_retry_initial_ms, p_retry_max_ms, p_retry_multiplier,
                   p_retry_jitter, p_timeout_ms, p_tags, p_key_retention_ms, p_scope, p_key_digest,

@@ -1,7 +1,7 @@
 -- Claims up to $3 due jobs of the queues in $1 whose task is in $2, each under a lease of $4
--- milliseconds: by priority, then due time. Each queue is read in the order of its jobs_due
--- index, so that a claim reads about as many rows as it takes; SKIP LOCKED lets concurrent
--- claimers pass each other's rows.
+-- milliseconds, marked with claim token $5: by priority, then due time. Each queue is read in
+-- the order of its jobs_due index, so that a claim reads about as many rows as it takes; SKIP
+-- LOCKED lets concurrent claimers pass each other's rows.
 WITH next AS (
     SELECT c.id
       FROM unnest($1::text[]) AS q(name),
@@ -19,7 +19,7 @@ WITH next AS (
 )
 UPDATE {schema}.jobs j
    SET state = 'running', attempt = j.attempt + 1, started_at = now(),
-       lease_expires_at = now() + $4 * interval '1 millisecond'
+       lease_expires_at = now() + $4 * interval '1 millisecond', claim_token = $5
   FROM next
  WHERE j.id = next.id
 RETURNING j.id, j.queue, j.task, j.payload, j.attempt, j.max_attempts, j.timeout_ms

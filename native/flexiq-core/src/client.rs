@@ -55,6 +55,7 @@ pub(crate) struct Statements {
     pub purge: String,
     pub expire_keys: String,
     pub claim: String,
+    pub recover_claim: String,
     pub complete_attempts: String,
     pub save_checkpoint: String,
     pub checkpoint: String,
@@ -77,6 +78,7 @@ impl Statements {
                 "UPDATE {schema}.jobs SET key_held = false WHERE key_held AND held_until <= now()",
             ),
             claim: s.sql(include_str!("../sql/claim.sql")),
+            recover_claim: s.sql(include_str!("../sql/recover_claim.sql")),
             complete_attempts: s.sql(include_str!("../sql/complete_attempts.sql")),
             save_checkpoint: s.sql(include_str!("../sql/save_checkpoint.sql")),
             checkpoint: s

@@ -2,6 +2,7 @@
 //! recording how each attempt ended. An attempt is named by its job id and attempt number, so
 //! that a worker whose lease passed cannot touch the job's later attempts.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -43,13 +44,14 @@ pub struct FailedAttempt {
 
 impl Client {
     /// Claims up to `limit` due jobs of `queues` whose task is one of `tasks`, each under a
-    /// lease of `lease`.
+    /// lease of `lease`, marked with `token` (see [`Client::recover_claim`]).
     pub async fn claim(
         &self,
         queues: &[String],
         tasks: &[String],
         limit: i64,
         lease: Duration,
+        token: i64,
     ) -> Result<Vec<ClaimedJob>> {
         let claimed = self
             .pool
@@ -59,11 +61,30 @@ impl Client {
                     .bind(tasks)
                     .bind(limit)
                     .bind(millis(lease))
+                    .bind(token)
                     .fetch_all(c)
                     .await
             })
             .await??;
         Ok(claimed)
+    }
+
+    /// The jobs that the claim marked with `token` took and that still run that attempt, their
+    /// leases renewed for `lease`. A worker whose claim failed without an answer (the
+    /// connection broke, so the claim may have committed) asks for them once PostgreSQL answers
+    /// again, and runs them, instead of leaving them to lose their leases unrun.
+    pub async fn recover_claim(&self, token: i64, lease: Duration) -> Result<Vec<ClaimedJob>> {
+        let recovered = self
+            .pool
+            .run(async |c| {
+                sqlx::query_as(&self.sql.recover_claim)
+                    .bind(token)
+                    .bind(millis(lease))
+                    .fetch_all(c)
+                    .await
+            })
+            .await??;
+        Ok(recovered)
     }
 
     /// Extends the leases of these attempts to `lease` from now; returns the attempts that
@@ -153,13 +174,14 @@ impl Client {
     /// Records a failed attempt: the job waits for its retry, or is dead-lettered when its
     /// attempts are spent. `None` when the attempt no longer holds the job.
     pub async fn fail(&self, attempt: Attempt, error: &str) -> Result<Option<FailedAttempt>> {
+        let error = storable_error(error);
         let failed = self
             .pool
             .run(async |c| {
                 sqlx::query_as(&self.sql.fail_attempt)
                     .bind(attempt.job_id)
                     .bind(attempt.attempt)
-                    .bind(error)
+                    .bind(error.as_ref())
                     .fetch_optional(c)
                     .await
             })
@@ -195,6 +217,31 @@ impl Client {
     }
 }
 
+/// The most of an attempt's error kept, in bytes: enough for a message and the start of a
+/// trace, not a whole log.
+pub const MAX_ERROR_BYTES: usize = 8 * 1024;
+
+/// `error` as PostgreSQL can hold it: a NUL (which a `text` column refuses) written as `\0`,
+/// and cut at [`MAX_ERROR_BYTES`] on a character boundary, saying how much was cut.
+fn storable_error(error: &str) -> Cow<'_, str> {
+    if error.len() <= MAX_ERROR_BYTES && !error.contains('\0') {
+        return Cow::Borrowed(error);
+    }
+    let escaped = error.replace('\0', "\\0");
+    if escaped.len() <= MAX_ERROR_BYTES {
+        return Cow::Owned(escaped);
+    }
+    let mut end = MAX_ERROR_BYTES;
+    while !escaped.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!(
+        "{}… ({} more bytes cut)",
+        &escaped[..end],
+        escaped.len() - end
+    ))
+}
+
 /// The attempts whose job is among `ids`.
 fn held(attempts: &[Attempt], ids: &[i64]) -> Vec<Attempt> {
     let ids: HashSet<i64> = ids.iter().copied().collect();
@@ -211,4 +258,23 @@ fn columns(attempts: &[Attempt]) -> (Vec<i64>, Vec<i32>) {
 
 fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_lose_their_nuls_and_their_excess_but_say_so() {
+        assert_eq!(storable_error("plain"), "plain");
+        assert_eq!(storable_error("a\0b"), "a\\0b");
+        let long = "é".repeat(MAX_ERROR_BYTES);
+        let stored = storable_error(&long);
+        assert!(stored.len() <= MAX_ERROR_BYTES + 40, "{}", stored.len());
+        assert!(
+            stored.ends_with(&format!("… ({} more bytes cut)", long.len() - MAX_ERROR_BYTES)),
+            "{}",
+            &stored[stored.len() - 40..]
+        );
+    }
 }

@@ -20,6 +20,7 @@ async fn claim_one(client: &Client) -> Attempt {
             &["sync_account".to_string()],
             1,
             Duration::from_secs(30),
+            1,
         )
         .await
         .expect("claim");

@@ -10,7 +10,7 @@ const LEASE: Duration = Duration::from_secs(30);
 
 async fn run_once(client: &Client, task: &str) -> Attempt {
     let claimed = client
-        .claim(&["default".to_string()], &[task.to_string()], 1, LEASE)
+        .claim(&["default".to_string()], &[task.to_string()], 1, LEASE, 1)
         .await
         .expect("claim");
     assert_eq!(claimed.len(), 1, "one job due");

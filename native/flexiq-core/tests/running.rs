@@ -18,7 +18,7 @@ fn job(task: &str, n: i64) -> JobRequest {
 async fn claim(client: &Client, tasks: &[&str], limit: i64) -> Vec<ClaimedJob> {
     let tasks: Vec<String> = tasks.iter().map(|t| t.to_string()).collect();
     client
-        .claim(&["default".to_string()], &tasks, limit, LEASE)
+        .claim(&["default".to_string()], &tasks, limit, LEASE, 1)
         .await
         .expect("claim")
 }
@@ -154,7 +154,7 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
     let tasks = ["slow".to_string()];
     let queues = ["default".to_string()];
     let first = client
-        .claim(&queues, &tasks, 1, Duration::from_millis(50))
+        .claim(&queues, &tasks, 1, Duration::from_millis(50), 1)
         .await
         .expect("claim");
     assert_eq!(
@@ -213,6 +213,7 @@ async fn an_expired_lease_on_the_last_attempt_dead_letters_the_job() {
             &["slow".to_string()],
             1,
             Duration::from_millis(10),
+            1,
         )
         .await
         .expect("claim");
@@ -239,4 +240,56 @@ async fn returned_attempts_are_due_again_and_do_not_count() {
     let info = client.get_job(id).await.expect("get").expect("job");
     assert_eq!((info.state.as_str(), info.attempt), ("available", 0));
     assert_eq!(claim(&client, &["a"], 1).await[0].attempt, 1);
+}
+
+#[tokio::test]
+async fn a_claim_whose_answer_was_lost_is_found_again_by_its_token_until_the_job_moves_on() {
+    let client = common::client().await;
+    for n in 0..3 {
+        client.enqueue(&job("lost", n)).await.expect("enqueue");
+    }
+    let queues = ["default".to_string()];
+    let tasks = ["lost".to_string()];
+    let claimed = client
+        .claim(&queues, &tasks, 2, LEASE, 77)
+        .await
+        .expect("claim");
+    client
+        .claim(&queues, &tasks, 1, LEASE, 78)
+        .await
+        .expect("another claim");
+    let ids = |jobs: &[ClaimedJob]| jobs.iter().map(|j| j.id).collect::<HashSet<i64>>();
+    let recovered = client.recover_claim(77, LEASE).await.expect("recover");
+    assert_eq!(ids(&recovered), ids(&claimed), "the claim's own jobs, no other");
+    assert!(recovered.iter().all(|j| j.attempt == 1 && j.payload.starts_with(b"{")));
+
+    // A job whose attempt finished (or moved on) is no longer the claim's to run.
+    client
+        .complete(&[attempt(&claimed[0])])
+        .await
+        .expect("complete");
+    let rest = client.recover_claim(77, LEASE).await.expect("recover");
+    assert_eq!(ids(&rest), HashSet::from([claimed[1].id]));
+    assert!(client
+        .recover_claim(79, LEASE)
+        .await
+        .expect("recover")
+        .is_empty());
+}
+
+#[tokio::test]
+async fn a_failure_with_a_nul_character_is_recorded() {
+    let client = common::client().await;
+    let mut request = job("nul", 1);
+    request.max_attempts = 1;
+    let id = client.enqueue(&request).await.expect("enqueue").job_id;
+    let claimed = claim(&client, &["nul"], 1).await;
+    client
+        .fail(attempt(&claimed[0]), "bad\0byte")
+        .await
+        .expect("fail")
+        .expect("held");
+    let info = client.get_job(id).await.expect("get").expect("job");
+    assert_eq!(info.state, "dead");
+    assert_eq!(info.last_error.as_deref(), Some("bad\\0byte"));
 }

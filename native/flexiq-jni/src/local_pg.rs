@@ -69,3 +69,28 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeStopLocalPostg
         })
         .resolve::<ThrowMapped>()
 }
+
+/// `static native void nativeSetLocalPostgresRunning(long server, boolean running)`: shuts the
+/// server down keeping its files, or starts it again on the same port.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeSetLocalPostgresRunning<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    server: jlong,
+    running: jboolean,
+) {
+    unowned
+        .with_env(|_env| -> BridgeResult<()> {
+            let server = SERVERS.get(server)?;
+            let mut guard = server.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(server) = guard.as_mut() {
+                if running {
+                    server.restart()?;
+                } else {
+                    server.shut_down()?;
+                }
+            }
+            Ok(())
+        })
+        .resolve::<ThrowMapped>()
+}

@@ -71,12 +71,73 @@ fn names(
         .collect()
 }
 
+/// The output buffers of a claim: Java allocates them once per worker and native code fills
+/// the first entries (queue and task as indexes into the arrays passed in; timeout
+/// `Long.MIN_VALUE` when none).
+struct ClaimBuffers<'local> {
+    ids: JLongArray<'local>,
+    attempts: JIntArray<'local>,
+    max_attempts: JIntArray<'local>,
+    timeout_millis: JLongArray<'local>,
+    queue_indexes: JIntArray<'local>,
+    task_indexes: JIntArray<'local>,
+    payloads: JObjectArray<'local, JByteArray<'local>>,
+}
+
+impl ClaimBuffers<'_> {
+    /// How many jobs fit.
+    fn capacity(&self, env: &Env<'_>) -> BridgeResult<usize> {
+        if self.ids.is_null() || self.payloads.is_null() {
+            return Err(BridgeError::NullArgument("claim buffer"));
+        }
+        Ok(self.ids.len(env)?)
+    }
+
+    /// Writes `claimed` (at most `capacity` jobs) and returns how many.
+    fn fill(
+        &self,
+        env: &mut Env<'_>,
+        claimed: &[ClaimedJob],
+        queues: &[String],
+        tasks: &[String],
+    ) -> BridgeResult<jint> {
+        let index_of = |names: &[String], name: &str| -> BridgeResult<i32> {
+            names
+                .iter()
+                .position(|n| n == name)
+                .map(|i| i as i32)
+                .ok_or_else(|| BridgeError::BadArgument(format!("claimed unknown {name}")))
+        };
+        let queue_index = column(claimed, |j| index_of(queues, &j.queue))
+            .into_iter()
+            .collect::<BridgeResult<Vec<i32>>>()?;
+        let task_index = column(claimed, |j| index_of(tasks, &j.task))
+            .into_iter()
+            .collect::<BridgeResult<Vec<i32>>>()?;
+        self.ids.set_region(env, 0, &column(claimed, |j| j.id))?;
+        self.timeout_millis
+            .set_region(env, 0, &column(claimed, |j| j.timeout_ms.unwrap_or(UNSET)))?;
+        self.attempts
+            .set_region(env, 0, &column(claimed, |j| j.attempt))?;
+        self.max_attempts
+            .set_region(env, 0, &column(claimed, |j| j.max_attempts))?;
+        self.queue_indexes.set_region(env, 0, &queue_index)?;
+        self.task_indexes.set_region(env, 0, &task_index)?;
+        for (i, job) in claimed.iter().enumerate() {
+            let payload = env.byte_array_from_slice(&job.payload)?;
+            self.payloads.set_element(env, i, &payload)?;
+            env.delete_local_ref(payload);
+        }
+        Ok(claimed.len() as jint)
+    }
+}
+
 /// `static native int nativeClaim(long client, String[] queues, String[] tasks, int limit,
-/// long leaseMillis, long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis,
-/// int[] queueIndexes, int[] taskIndexes, byte[][] payloads)`
+/// long leaseMillis, long token, long[] ids, int[] attempts, int[] maxAttempts,
+/// long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes, byte[][] payloads)`
 ///
-/// Claims up to `limit` (at most `ids.length`) jobs into the output arrays (queue and task as indexes into the
-/// arrays passed in; timeout `Long.MIN_VALUE` when none); returns how many.
+/// Claims up to `limit` (at most `ids.length`) jobs, marked with `token`, into the output
+/// arrays; returns how many.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeClaim<'local>(
@@ -87,6 +148,7 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeClaim<'local>(
     tasks: JObjectArray<'local, JString<'local>>,
     limit: jint,
     lease_millis: jlong,
+    token: jlong,
     ids: JLongArray<'local>,
     attempts: JIntArray<'local>,
     max_attempts: JIntArray<'local>,
@@ -95,52 +157,72 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeClaim<'local>(
     task_indexes: JIntArray<'local>,
     payloads: JObjectArray<'local, JByteArray<'local>>,
 ) -> jint {
+    let out = ClaimBuffers {
+        ids,
+        attempts,
+        max_attempts,
+        timeout_millis,
+        queue_indexes,
+        task_indexes,
+        payloads,
+    };
     unowned
         .with_env(|env| -> BridgeResult<jint> {
             let client = CLIENTS.get(client)?;
             let queues = names(env, &queues, "queues")?;
             let tasks = names(env, &tasks, "tasks")?;
             let lease = millis(lease_millis, "lease")?;
-            if ids.is_null() || payloads.is_null() {
-                return Err(BridgeError::NullArgument("claim buffer"));
-            }
-            let limit = usize::try_from(limit).unwrap_or(0).min(ids.len(env)?);
-            let claimed = block_on(client.claim(&queues, &tasks, limit as i64, lease))??;
-            let index_of = |names: &[String], name: &str| -> BridgeResult<i32> {
-                names
-                    .iter()
-                    .position(|n| n == name)
-                    .map(|i| i as i32)
-                    .ok_or_else(|| BridgeError::BadArgument(format!("claimed unknown {name}")))
-            };
-            ids.set_region(env, 0, &column(&claimed, |j| j.id))?;
-            timeout_millis.set_region(
-                env,
-                0,
-                &column(&claimed, |j| j.timeout_ms.unwrap_or(UNSET)),
-            )?;
-            attempts.set_region(env, 0, &column(&claimed, |j| j.attempt))?;
-            max_attempts.set_region(env, 0, &column(&claimed, |j| j.max_attempts))?;
-            let queue_index = column(&claimed, |j| index_of(&queues, &j.queue));
-            let task_index = column(&claimed, |j| index_of(&tasks, &j.task));
-            queue_indexes.set_region(
-                env,
-                0,
-                &queue_index
-                    .into_iter()
-                    .collect::<BridgeResult<Vec<i32>>>()?,
-            )?;
-            task_indexes.set_region(
-                env,
-                0,
-                &task_index.into_iter().collect::<BridgeResult<Vec<i32>>>()?,
-            )?;
-            for (i, job) in claimed.iter().enumerate() {
-                let payload = env.byte_array_from_slice(&job.payload)?;
-                payloads.set_element(env, i, &payload)?;
-                env.delete_local_ref(payload);
-            }
-            Ok(claimed.len() as jint)
+            let limit = usize::try_from(limit).unwrap_or(0).min(out.capacity(env)?);
+            let claimed = block_on(client.claim(&queues, &tasks, limit as i64, lease, token))??;
+            out.fill(env, &claimed, &queues, &tasks)
+        })
+        .resolve::<ThrowMapped>()
+}
+
+/// `static native int nativeRecoverClaim(long client, String[] queues, String[] tasks,
+/// long leaseMillis, long token, long[] ids, int[] attempts, int[] maxAttempts,
+/// long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes, byte[][] payloads)`
+///
+/// The jobs the claim marked `token` took and still runs, into the output arrays, as
+/// `nativeClaim` writes them; returns how many.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeRecoverClaim<'local>(
+    mut unowned: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    client: jlong,
+    queues: JObjectArray<'local, JString<'local>>,
+    tasks: JObjectArray<'local, JString<'local>>,
+    lease_millis: jlong,
+    token: jlong,
+    ids: JLongArray<'local>,
+    attempts: JIntArray<'local>,
+    max_attempts: JIntArray<'local>,
+    timeout_millis: JLongArray<'local>,
+    queue_indexes: JIntArray<'local>,
+    task_indexes: JIntArray<'local>,
+    payloads: JObjectArray<'local, JByteArray<'local>>,
+) -> jint {
+    let out = ClaimBuffers {
+        ids,
+        attempts,
+        max_attempts,
+        timeout_millis,
+        queue_indexes,
+        task_indexes,
+        payloads,
+    };
+    unowned
+        .with_env(|env| -> BridgeResult<jint> {
+            let client = CLIENTS.get(client)?;
+            let queues = names(env, &queues, "queues")?;
+            let tasks = names(env, &tasks, "tasks")?;
+            let lease = millis(lease_millis, "lease")?;
+            let capacity = out.capacity(env)?;
+            let recovered = block_on(client.recover_claim(token, lease))??;
+            // A claim takes at most as many jobs as the buffers hold.
+            let recovered = &recovered[..recovered.len().min(capacity)];
+            out.fill(env, recovered, &queues, &tasks)
         })
         .resolve::<ThrowMapped>()
 }

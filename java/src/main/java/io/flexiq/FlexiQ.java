@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -33,11 +35,15 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final long handle;
+    private final String schema;
     private final PayloadSerializer serializer;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Workers built from this client and not yet closed; closing the client closes them first. */
+    private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
 
-    private FlexiQ(long handle, PayloadSerializer serializer) {
+    private FlexiQ(long handle, String schema, PayloadSerializer serializer) {
         this.handle = handle;
+        this.schema = schema;
         this.serializer = serializer;
     }
 
@@ -154,6 +160,11 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         return new RedriveResult(outcome, holder);
     }
 
+    /** The PostgreSQL schema holding this client's tables. */
+    public String schema() {
+        return schema;
+    }
+
     /** Starts a builder for a {@link Worker} running this client's jobs. */
     public Worker.Builder worker() {
         requireOpen();
@@ -166,12 +177,33 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         return NativeBridge.migrate(handle);
     }
 
-    /** Closes the client's connections once running calls return. Idempotent. */
+    /**
+     * Closes the client: first its workers (each as {@link Worker#close()} does, letting running
+     * handlers finish within its shutdown timeout), then its connections, once running calls
+     * return. Idempotent.
+     */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            for (Worker worker : workers) {
+                worker.close();
+            }
             NativeBridge.close(handle);
         }
+    }
+
+    void register(Worker worker) {
+        workers.add(worker);
+        if (closed.get()) {
+            // Lost a race with close(), which may not have seen it.
+            workers.remove(worker);
+            worker.close();
+            requireOpen();
+        }
+    }
+
+    void forget(Worker worker) {
+        workers.remove(worker);
     }
 
     long handle() {
@@ -295,7 +327,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         public FlexiQ build() {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
             long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(), migrate);
-            return new FlexiQ(handle, s);
+            return new FlexiQ(handle, schema, s);
         }
     }
 }

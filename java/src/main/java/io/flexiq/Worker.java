@@ -1,22 +1,22 @@
 package io.flexiq;
 
-import io.flexiq.internal.NativeBridge;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -38,321 +38,278 @@ import java.util.concurrent.atomic.AtomicInteger;
  * has passed, another worker puts the job back to work as a failed attempt and runs it again.
  * Idle workers wake on PostgreSQL notifications of new due jobs and poll as well.
  *
+ * <p>While PostgreSQL is briefly unavailable, a worker keeps what it knows: outcomes of finished
+ * handlers wait and are recorded once PostgreSQL is back, and jobs whose claim's answer was lost
+ * are found again by the claim's token and run. Neither reruns a finished handler nor spends an
+ * attempt, as long as the outage is shorter than the lease.
+ *
+ * <p>A handler that runs past its job's timeout is interrupted, and the attempt fails at once.
+ * A new attempt of the same job never starts in this worker while an earlier attempt's thread
+ * is still running (a handler that ignores interruption); it waits for that thread. Another
+ * process may run the new attempt meanwhile: handlers must stop when interrupted.
+ *
  * <p>{@link #close()} stops claiming, lets running handlers finish for up to the shutdown
  * timeout, then interrupts the rest and gives their jobs back to the queue, their unfinished
- * attempts not counted.
+ * attempts not counted. Closing the {@link FlexiQ} client closes its workers first.
  */
 public final class Worker implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(Worker.class.getName());
-    /** How long a busy worker waits for more free slots before it claims. */
-    private static final long CLAIM_GATHER_MILLIS = 2;
-    /** How long the first completion of a batch waits for others to join it. */
-    private static final long COMPLETION_LINGER_MILLIS = 2;
-    /** The most completions recorded in one statement. */
-    private static final int COMPLETION_BATCH = 1_000;
+    /** The worker whose handler the current thread runs, if any. */
+    private static final ThreadLocal<Worker> HANDLING = new ThreadLocal<>();
+    /** Numbers workers, so that each one's threads can be told apart by name. */
+    private static final AtomicInteger WORKERS = new AtomicInteger();
 
     private final FlexiQ client;
-    private final long handle;
-    private final String[] queues;
-    private final String[] tasks;
-    private final Handler<?>[] handlers;
-    private final int concurrency;
-    private final int claimBatch;
-    private final Duration lease;
-    private final Duration pollInterval;
+    private final WorkerStore store;
+    /** The prefix of this worker's thread names. */
+    private final String name;
+    private final PayloadSerializer serializer;
     private final Duration shutdownTimeout;
-
-    /** Jobs this worker may hold at once: running, and claimed waiting for a thread. */
-    private final int capacity;
     private final Semaphore slots;
-    private final Map<Long, Running> running = new ConcurrentHashMap<>();
-    private final LinkedBlockingQueue<Running> succeeded = new LinkedBlockingQueue<>();
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean claiming = new AtomicBoolean();
-    /** False once no handler can succeed any more: the completer then drains and stops. */
-    private final AtomicBoolean completing = new AtomicBoolean(true);
-    private final AtomicBoolean closed = new AtomicBoolean();
+    /** Attempts whose lease this worker keeps: claimed, and not yet recorded, given back or lost. */
+    private final Set<HeldAttempt> held = ConcurrentHashMap.newKeySet();
+    /** By job id: the attempt queued for or running on a handler thread. Guarded by itself. */
+    private final Map<Long, HeldAttempt> busy = new LinkedHashMap<>();
+    /** By job id: a new attempt waiting for an earlier attempt's thread to end. Guarded by {@link #busy}. */
+    private final Map<Long, HeldAttempt> deferred = new LinkedHashMap<>();
     private final ThreadPoolExecutor handlerThreads;
-    private final ScheduledExecutorService timers;
-    private final Thread claimer;
-    private final Thread completer;
+    /** Only interrupts: never waits on PostgreSQL, so timeouts fire whatever the database does. */
+    private final ScheduledExecutorService timeouts;
+    private final LeaseKeeper leases;
+    private final OutcomeRecorder outcomes;
+    private final Claimer claimer;
+    private final Thread claimerThread;
+    private final Thread outcomeThread;
+    private final Object lifecycle = new Object();
+    private boolean started;
+    private boolean closed;
 
-    private Worker(Builder b) {
+    private Worker(Builder b, WorkerStore store) {
         this.client = b.client;
-        this.handle = b.client.handle();
-        this.queues = b.queues.toArray(new String[0]);
-        this.tasks = b.handlers.keySet().toArray(new String[0]);
-        this.handlers = b.handlers.values().toArray(new Handler<?>[0]);
-        this.concurrency = b.concurrency;
-        this.claimBatch = b.claimBatch;
-        this.lease = b.lease;
-        this.pollInterval = b.pollInterval;
+        this.store = store;
+        this.name = "flexiq-worker-" + WORKERS.incrementAndGet();
+        this.serializer = b.client.serializer();
         this.shutdownTimeout = b.shutdownTimeout;
-        this.capacity = concurrency + b.prefetch;
+        int capacity = b.concurrency + b.prefetch;
         this.slots = new Semaphore(capacity);
-        this.handlerThreads = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), threads("flexiq-handler"));
-        this.timers = Executors.newSingleThreadScheduledExecutor(threads("flexiq-lease"));
-        this.claimer = threads("flexiq-claimer").newThread(this::claimLoop);
-        this.completer = threads("flexiq-completer").newThread(this::completeLoop);
+        this.handlerThreads = new ThreadPoolExecutor(b.concurrency, b.concurrency, 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(), threads(name + "-handler"));
+        this.timeouts = Executors.newSingleThreadScheduledExecutor(threads(name + "-timeouts"));
+        this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"));
+        this.outcomes = new OutcomeRecorder(store, held, b.pollInterval.toMillis());
+        String[] tasks = b.handlers.keySet().toArray(new String[0]);
+        this.claimer = new Claimer(store, b.queues.toArray(new String[0]), tasks,
+                b.handlers.values().toArray(new TaskHandler<?>[0]), b.claimBatch, capacity, slots,
+                b.lease.toMillis(), b.pollInterval.toMillis(), this::dispatch);
+        this.claimerThread = threads(name + "-claimer").newThread(claimer);
+        this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
     }
 
     /**
      * Starts claiming and running jobs; returns this worker.
      *
-     * @throws IllegalStateException if the worker was started before
+     * @throws IllegalStateException if the worker was started before, or is closed (closing its
+     *     client closes it too)
      */
     public Worker start() {
-        if (!started.compareAndSet(false, true)) {
-            throw new IllegalStateException("this worker was already started");
+        synchronized (lifecycle) {
+            if (closed) {
+                throw new IllegalStateException("this worker is closed; build a new one from an open client");
+            }
+            if (started) {
+                throw new IllegalStateException("this worker was already started");
+            }
+            started = true;
         }
-        claiming.set(true);
-        long every = Math.max(1, lease.toMillis() / 3);
-        timers.scheduleWithFixedDelay(this::extendLeases, every, every, TimeUnit.MILLISECONDS);
-        completer.start();
-        claimer.start();
+        leases.start();
+        outcomeThread.start();
+        claimerThread.start();
         return this;
     }
 
     /**
      * Stops claiming, waits up to the shutdown timeout for running handlers, interrupts those
-     * still running and gives their jobs back to the queue. Idempotent.
+     * still running and gives their jobs back to the queue. Idempotent, and never throws.
+     *
+     * <p>Called from one of this worker's own handlers, it starts the shutdown on another thread
+     * and returns at once, so that the calling handler can return and its job complete.
      */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        synchronized (lifecycle) {
+            if (closed) {
+                return;
+            }
+            closed = true;
         }
-        claiming.set(false);
-        if (started.get()) {
-            NativeBridge.wakeWorkers(handle);
-            join(claimer);
+        if (HANDLING.get() == this) {
+            threads(name + "-close").newThread(this::shutDown).start();
+        } else {
+            shutDown();
+        }
+    }
+
+    private void shutDown() {
+        boolean wasStarted;
+        synchronized (lifecycle) {
+            wasStarted = started;
+        }
+        claimer.stop();
+        if (wasStarted) {
+            try {
+                store.wakeWorkers();
+            } catch (RuntimeException e) {
+                // The claimer then notices within its poll interval.
+            }
+            join(claimerThread);
+            claimer.recoverUnresolved(a -> outcomes.giveBack(List.of(a)));
         }
         // Claimed jobs still waiting for a handler thread go back at once.
-        List<Runnable> waiting = new ArrayList<>();
-        handlerThreads.getQueue().drainTo(waiting);
-        List<Running> notStarted = new ArrayList<>();
-        for (Runnable r : waiting) {
-            Running job = ((HandlerRun) r).job;
-            if (job.settled.compareAndSet(false, true)) {
-                notStarted.add(job);
+        List<HeldAttempt> waiting = new ArrayList<>();
+        List<Runnable> queued = new ArrayList<>();
+        handlerThreads.getQueue().drainTo(queued);
+        synchronized (busy) {
+            for (Runnable r : queued) {
+                waiting.add(busy.remove(((HandlerRun) r).attempt.id));
             }
+            waiting.addAll(deferred.values());
+            deferred.clear();
         }
-        giveBack(notStarted);
+        outcomes.giveBack(settled(waiting));
         handlerThreads.shutdown();
-        boolean finished = false;
+        if (!awaitHandlers()) {
+            List<HeldAttempt> unfinished;
+            synchronized (busy) {
+                unfinished = new ArrayList<>(busy.values());
+            }
+            // Settled first, so that the interrupted handlers' exceptions count for nothing.
+            outcomes.giveBack(settled(unfinished));
+            handlerThreads.shutdownNow();
+        }
+        outcomes.stop(System.nanoTime() + shutdownTimeout.toNanos());
+        if (wasStarted) {
+            join(outcomeThread);
+        }
+        leases.stop();
+        timeouts.shutdownNow();
+        client.forget(this);
+    }
+
+    /** The worker's name, which its threads' names start with: {@code flexiq-worker-<n>}. */
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    private boolean awaitHandlers() {
         try {
-            finished = handlerThreads.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            return handlerThreads.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         }
-        if (!finished) {
-            // Settled first, so that the interrupted handlers' exceptions count for nothing.
-            List<Running> unfinished = settleUnfinished();
-            handlerThreads.shutdownNow();
-            giveBack(unfinished);
-        }
-        completing.set(false);
-        if (started.get()) {
-            join(completer);
-        }
-        timers.shutdownNow();
     }
 
-    private void claimLoop() {
-        int n = claimBatch;
-        long[] ids = new long[n];
-        int[] attempts = new int[n];
-        int[] maxAttempts = new int[n];
-        long[] timeouts = new long[n];
-        int[] queueIndexes = new int[n];
-        int[] taskIndexes = new int[n];
-        byte[][] payloads = new byte[n][];
-        long lastRescue = 0;
-        while (claiming.get()) {
-            try {
-                if (System.nanoTime() - lastRescue > pollInterval.toNanos()) {
-                    NativeBridge.rescueExpired(handle);
-                    lastRescue = System.nanoTime();
-                }
-                if (!slots.tryAcquire(pollInterval.toMillis(), TimeUnit.MILLISECONDS)) {
-                    continue;
-                }
-                int free = 1 + slots.drainPermits();
-                if (free < Math.min(n, capacity) / 2) {
-                    // Busy: let a few more slots free up, so that claims stay large and few.
-                    Thread.sleep(CLAIM_GATHER_MILLIS);
-                    free += slots.drainPermits();
-                }
-                int want = Math.min(free, n);
-                slots.release(free - want);
-                long seen = NativeBridge.workGeneration(handle);
-                int got = claiming.get() ? NativeBridge.claim(handle, queues, tasks, want, lease.toMillis(), ids,
-                        attempts, maxAttempts, timeouts, queueIndexes, taskIndexes, payloads) : 0;
-                slots.release(want - got);
-                for (int i = 0; i < got; i++) {
-                    dispatch(new Running(ids[i], attempts[i], maxAttempts[i], timeouts[i], queues[queueIndexes[i]],
-                            handlers[taskIndexes[i]], payloads[i]));
-                    payloads[i] = null;
-                }
-                if (got == 0 && claiming.get()) {
-                    NativeBridge.awaitWork(handle, seen, pollInterval.toMillis());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+    /** Those of {@code attempts} whose outcome this call decides. */
+    private static List<HeldAttempt> settled(List<HeldAttempt> attempts) {
+        List<HeldAttempt> mine = new ArrayList<>();
+        for (HeldAttempt a : attempts) {
+            if (a.settle()) {
+                mine.add(a);
+            }
+        }
+        return mine;
+    }
+
+    /** Takes a claimed attempt: runs it, or defers it while an earlier attempt's thread runs. */
+    private void dispatch(HeldAttempt a) {
+        held.add(a);
+        synchronized (busy) {
+            if (busy.containsKey(a.id)) {
+                deferred.put(a.id, a);
                 return;
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "claiming jobs failed; trying again", e);
-                sleep(pollInterval);
             }
+            busy.put(a.id, a);
         }
+        execute(a);
     }
 
-    private void dispatch(Running job) {
-        running.put(job.id, job);
-        handlerThreads.execute(new HandlerRun(job));
-    }
-
-    /** A claimed job waiting for, then running on, a handler thread. */
-    private final class HandlerRun implements Runnable {
-        final Running job;
-
-        HandlerRun(Running job) {
-            this.job = job;
-        }
-
-        @Override
-        public void run() {
-            Worker.this.run(job);
-        }
-    }
-
-    private void run(Running job) {
-        job.runner = Thread.currentThread();
-        // The timeout counts from the handler's start, not from the claim.
-        if (job.timeoutMillis != Long.MIN_VALUE) {
-            job.timer = timers.schedule(() -> timeOut(job), job.timeoutMillis, TimeUnit.MILLISECONDS);
-        }
+    private void execute(HeldAttempt a) {
         try {
-            job.handler.run(client, job);
-            if (job.settled.compareAndSet(false, true)) {
-                succeeded.add(job);
+            handlerThreads.execute(new HandlerRun(a));
+        } catch (RejectedExecutionException e) {
+            // Closing: the job goes back.
+            synchronized (busy) {
+                busy.remove(a.id);
             }
-        } catch (Throwable t) {
-            if (job.settled.compareAndSet(false, true)) {
-                fail(job, describe(t));
-            }
-        } finally {
-            if (job.timer != null) {
-                job.timer.cancel(false);
-            }
+            outcomes.giveBack(settled(List.of(a)));
             slots.release();
         }
     }
 
-    private void timeOut(Running job) {
-        if (job.settled.compareAndSet(false, true)) {
-            job.runner.interrupt();
-            fail(job, "timed out after " + job.timeoutMillis + " ms");
+    /** A claimed attempt waiting for, then running on, a handler thread. */
+    private final class HandlerRun implements Runnable {
+        final HeldAttempt attempt;
+
+        HandlerRun(HeldAttempt attempt) {
+            this.attempt = attempt;
+        }
+
+        @Override
+        public void run() {
+            Worker.this.run(attempt);
         }
     }
 
-    private void fail(Running job, String error) {
+    private void run(HeldAttempt a) {
+        Throwable failure = null;
+        ScheduledFuture<?> timer = null;
+        HANDLING.set(this);
+        a.startRunning(Thread.currentThread());
         try {
-            NativeBridge.fail(handle, job.id, job.attempt, error);
-        } catch (RuntimeException e) {
-            // The lease will pass and the job will be put back to work as a failed attempt.
-            LOG.log(System.Logger.Level.WARNING, "recording the failure of job " + job.id + " failed", e);
+            // The timeout counts from the handler's start, not from the claim.
+            if (a.timeoutMillis != HeldAttempt.NO_TIMEOUT) {
+                timer = timeouts.schedule(() -> timeOut(a), a.timeoutMillis, TimeUnit.MILLISECONDS);
+            }
+            if (!a.settled()) {
+                a.handler.run(serializer, store, a);
+            }
+        } catch (Throwable t) {
+            failure = t;
         } finally {
-            running.remove(job.id);
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            a.stopRunning();
+            // An interrupt meant for this attempt must not reach the thread's next job.
+            Thread.interrupted();
+            HANDLING.remove();
         }
-    }
-
-    private void completeLoop() {
-        List<Running> batch = new ArrayList<>();
-        while (completing.get() || !succeeded.isEmpty()) {
-            try {
-                Running first = succeeded.poll(pollInterval.toMillis(), TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    continue;
-                }
-                batch.add(first);
-                if (succeeded.size() < claimBatch) {
-                    // A moment's wait lets completions gather into fewer, larger commits.
-                    Thread.sleep(COMPLETION_LINGER_MILLIS);
-                }
-                succeeded.drainTo(batch, COMPLETION_BATCH - 1);
-                complete(batch);
-                batch.clear();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+        if (a.settle()) {
+            if (failure == null) {
+                outcomes.succeeded(a);
+            } else {
+                outcomes.failed(a, describe(failure));
             }
         }
-    }
-
-    private void complete(List<Running> batch) {
-        long[] ids = ids(batch);
-        int[] attempts = attempts(batch);
-        try {
-            NativeBridge.complete(handle, ids, attempts);
-        } catch (RuntimeException e) {
-            // Leases stop being extended, and the jobs run again: at least once.
-            LOG.log(System.Logger.Level.WARNING, "recording " + ids.length + " completions failed", e);
-        } finally {
-            for (long id : ids) {
-                running.remove(id);
+        HeldAttempt next;
+        synchronized (busy) {
+            busy.remove(a.id);
+            next = deferred.remove(a.id);
+            if (next != null) {
+                busy.put(next.id, next);
             }
         }
+        if (next != null) {
+            execute(next);
+        }
+        slots.release();
     }
 
-    private void extendLeases() {
-        List<Running> held = new ArrayList<>(running.values());
-        if (held.isEmpty()) {
-            return;
+    private void timeOut(HeldAttempt a) {
+        if (a.settle()) {
+            a.interruptIfRunning();
+            outcomes.failed(a, "timed out after " + a.timeoutMillis + " ms");
         }
-        long[] ids = ids(held);
-        int[] attempts = attempts(held);
-        try {
-            NativeBridge.extendLeases(handle, ids, attempts, lease.toMillis());
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "extending leases failed; trying again", e);
-        }
-    }
-
-    private List<Running> settleUnfinished() {
-        List<Running> unfinished = new ArrayList<>();
-        for (Running job : running.values()) {
-            if (job.settled.compareAndSet(false, true)) {
-                unfinished.add(job);
-            }
-        }
-        return unfinished;
-    }
-
-    private void giveBack(List<Running> unfinished) {
-        if (unfinished.isEmpty()) {
-            return;
-        }
-        long[] ids = ids(unfinished);
-        int[] attempts = attempts(unfinished);
-        for (Running job : unfinished) {
-            running.remove(job.id);
-        }
-        try {
-            NativeBridge.returnAttempts(handle, ids, attempts);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "giving back " + ids.length + " unfinished jobs failed;"
-                    + " they run again once their leases pass", e);
-        }
-    }
-
-    private static long[] ids(List<Running> jobs) {
-        return jobs.stream().mapToLong(job -> job.id).toArray();
-    }
-
-    private static int[] attempts(List<Running> jobs) {
-        return jobs.stream().mapToInt(job -> job.attempt).toArray();
     }
 
     private static String describe(Throwable t) {
@@ -368,11 +325,14 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    private static void sleep(Duration d) {
+    /** Sleeps; false if interrupted (the interrupt is kept). */
+    static boolean sleep(long millis) {
         try {
-            Thread.sleep(d.toMillis());
+            Thread.sleep(millis);
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
         }
     }
 
@@ -385,57 +345,10 @@ public final class Worker implements AutoCloseable {
         };
     }
 
-    /** One claimed attempt on its way through the worker. */
-    private static final class Running {
-        final long id;
-        final int attempt;
-        final int maxAttempts;
-        final long timeoutMillis;
-        final String queue;
-        final Handler<?> handler;
-        final byte[] payload;
-        /** Set once the attempt's outcome is decided: by the handler, its timeout, or shutdown. */
-        final AtomicBoolean settled = new AtomicBoolean();
-        volatile Thread runner;
-        volatile ScheduledFuture<?> timer;
-
-        Running(long id, int attempt, int maxAttempts, long timeoutMillis, String queue, Handler<?> handler,
-                byte[] payload) {
-            this.id = id;
-            this.attempt = attempt;
-            this.maxAttempts = maxAttempts;
-            this.timeoutMillis = timeoutMillis;
-            this.queue = queue;
-            this.handler = handler;
-            this.payload = payload;
-        }
-    }
-
-    /** A task with its handler, which reads the payload as the task's type. */
-    private record Handler<T>(Task<T> task, JobHandler<T> handler) {
-        void run(FlexiQ client, Running job) throws Exception {
-            T payload = client.serializer().deserialize(job.payload, task.payloadType());
-            long handle = client.handle();
-            JobContext.Checkpoints checkpoints = new JobContext.Checkpoints() {
-                @Override
-                public byte[] load(String name) {
-                    return NativeBridge.checkpoint(handle, job.id, name);
-                }
-
-                @Override
-                public boolean save(String name, byte[] value) {
-                    return NativeBridge.saveCheckpoint(handle, job.id, job.attempt, name, value);
-                }
-            };
-            handler.handle(payload, new JobContext(checkpoints, client.serializer(), job.id, job.attempt,
-                    job.maxAttempts, job.queue, task.name()));
-        }
-    }
-
     /** Builds a {@link Worker}; see {@link FlexiQ#worker()}. */
     public static final class Builder {
         private final FlexiQ client;
-        private final Map<String, Handler<?>> handlers = new LinkedHashMap<>();
+        private final Map<String, TaskHandler<?>> handlers = new LinkedHashMap<>();
         private List<String> queues = List.of("default");
         private int concurrency = 10;
         private int prefetch = -1;
@@ -456,7 +369,7 @@ public final class Worker implements AutoCloseable {
         public <T> Builder handle(Task<T> task, JobHandler<T> handler) {
             Objects.requireNonNull(task, "task");
             Objects.requireNonNull(handler, "handler");
-            if (handlers.putIfAbsent(task.name(), new Handler<>(task, handler)) != null) {
+            if (handlers.putIfAbsent(task.name(), new TaskHandler<>(task, handler)) != null) {
                 throw new IllegalArgumentException("task " + task.name() + " already has a handler");
             }
             return this;
@@ -530,16 +443,23 @@ public final class Worker implements AutoCloseable {
         /**
          * The worker, not yet started.
          *
-         * @throws IllegalStateException if no task has a handler
+         * @throws IllegalStateException if no task has a handler, or the client is closed
          */
         public Worker build() {
+            return build(new NativeWorkerStore(client.handle()));
+        }
+
+        /** The worker, calling PostgreSQL through {@code store}. */
+        Worker build(WorkerStore store) {
             if (handlers.isEmpty()) {
                 throw new IllegalStateException("a worker needs at least one handler");
             }
             if (prefetch < 0) {
                 prefetch = concurrency;
             }
-            return new Worker(this);
+            Worker worker = new Worker(this, store);
+            client.register(worker);
+            return worker;
         }
     }
 }

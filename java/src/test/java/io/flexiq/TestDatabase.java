@@ -23,10 +23,14 @@ final class TestDatabase {
         return "j" + ProcessHandle.current().pid() + "_" + NEXT_SCHEMA.incrementAndGet();
     }
 
+    /** The server as a JDBC URL. */
+    static String jdbcUrl() {
+        return url().replaceFirst("^postgres://postgres@", "jdbc:postgresql://") + "?user=postgres";
+    }
+
     /** Runs a query returning one number, over JDBC. */
     static long scalar(String sql) throws java.sql.SQLException {
-        String jdbc = url().replaceFirst("^postgres://postgres@", "jdbc:postgresql://") + "?user=postgres";
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbc);
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl());
                 java.sql.Statement s = c.createStatement();
                 java.sql.ResultSet r = s.executeQuery(sql)) {
             r.next();

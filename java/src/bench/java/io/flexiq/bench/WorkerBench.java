@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -171,6 +172,7 @@ public final class WorkerBench {
                         claim.setArray(2, tasks);
                         claim.setLong(3, CLAIM_BATCH);
                         claim.setLong(4, 30_000);
+                        claim.setLong(5, ThreadLocalRandom.current().nextLong());
                         List<Long> ids = new ArrayList<>();
                         List<Integer> attempts = new ArrayList<>();
                         try (ResultSet r = claim.prepared.executeQuery()) {

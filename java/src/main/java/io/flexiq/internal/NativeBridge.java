@@ -118,15 +118,27 @@ public final class NativeBridge {
 
     /**
      * Claims up to {@code limit} (at most {@code ids.length}) due jobs of these queues and tasks
-     * under a lease, into the output arrays (queue and task as indexes into the arrays passed;
-     * timeout {@code Long.MIN_VALUE} when none); returns how many.
+     * under a lease, marked with {@code token}, into the output arrays (queue and task as indexes
+     * into the arrays passed; timeout {@code Long.MIN_VALUE} when none); returns how many.
      */
-    public static int claim(long client, String[] queues, String[] tasks, int limit, long leaseMillis, long[] ids,
-            int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes,
-            byte[][] payloads) {
+    public static int claim(long client, String[] queues, String[] tasks, int limit, long leaseMillis, long token,
+            long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
+            int[] taskIndexes, byte[][] payloads) {
         ensureLoaded();
-        return nativeClaim(client, queues, tasks, limit, leaseMillis, ids, attempts, maxAttempts, timeoutMillis,
-                queueIndexes, taskIndexes, payloads);
+        return nativeClaim(client, queues, tasks, limit, leaseMillis, token, ids, attempts, maxAttempts,
+                timeoutMillis, queueIndexes, taskIndexes, payloads);
+    }
+
+    /**
+     * The jobs the claim marked {@code token} took and that still run that attempt, their leases
+     * renewed, into the output arrays as {@link #claim} writes them; returns how many.
+     */
+    public static int recoverClaim(long client, String[] queues, String[] tasks, long leaseMillis, long token,
+            long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
+            int[] taskIndexes, byte[][] payloads) {
+        ensureLoaded();
+        return nativeRecoverClaim(client, queues, tasks, leaseMillis, token, ids, attempts, maxAttempts,
+                timeoutMillis, queueIndexes, taskIndexes, payloads);
     }
 
     /** Completes the attempts' jobs; returns the ids whose attempt still held the job. */
@@ -213,6 +225,12 @@ public final class NativeBridge {
         return nativeLocalPostgresUrl(server);
     }
 
+    /** Shuts the private PostgreSQL down keeping its files, or starts it again on the same port. */
+    public static void setLocalPostgresRunning(long server, boolean running) {
+        ensureLoaded();
+        nativeSetLocalPostgresRunning(server, running);
+    }
+
     /** Stops the private PostgreSQL and deletes its files. */
     public static void stopLocalPostgres(long server) {
         ensureLoaded();
@@ -241,7 +259,11 @@ public final class NativeBridge {
     private static native long nativeExpireKeys(long client);
 
     private static native int nativeClaim(long client, String[] queues, String[] tasks, int limit, long leaseMillis,
-            long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
+            long token, long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
+            int[] taskIndexes, byte[][] payloads);
+
+    private static native int nativeRecoverClaim(long client, String[] queues, String[] tasks, long leaseMillis,
+            long token, long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
             int[] taskIndexes, byte[][] payloads);
 
     private static native long[] nativeComplete(long client, long[] ids, int[] attempts);
@@ -272,6 +294,8 @@ public final class NativeBridge {
     private static native String nativeLocalPostgresUrl(long server);
 
     private static native void nativeStopLocalPostgres(long server);
+
+    private static native void nativeSetLocalPostgresRunning(long server, boolean running);
 
     private static native byte[] nativeCanonicalJson(byte[] json);
 

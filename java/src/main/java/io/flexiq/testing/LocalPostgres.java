@@ -44,6 +44,19 @@ public final class LocalPostgres implements AutoCloseable {
         return url.replaceFirst("^postgres://postgres@", "jdbc:postgresql://") + "?user=postgres";
     }
 
+    /**
+     * Shuts the server down (fast: open sessions are cut), keeping its files, for tests of what
+     * clients do while PostgreSQL is away; {@link #restart()} brings it back on the same port.
+     */
+    public void shutDown() {
+        NativeBridge.setLocalPostgresRunning(handle, false);
+    }
+
+    /** Starts the server again after {@link #shutDown()}, on the same port and with the same data. */
+    public void restart() {
+        NativeBridge.setLocalPostgresRunning(handle, true);
+    }
+
     /** Stops the server and deletes its directory. Idempotent. */
     @Override
     public void close() {

@@ -1,0 +1,31 @@
+package io.flexiq;
+
+/**
+ * Where a claim's jobs arrive, column by column: allocated once per worker, filled from the
+ * start by each claim (queue and task as indexes into the worker's arrays; timeout
+ * {@code Long.MIN_VALUE} when the job has none).
+ */
+final class ClaimBuffer {
+    final long[] ids;
+    final int[] attempts;
+    final int[] maxAttempts;
+    final long[] timeouts;
+    final int[] queueIndexes;
+    final int[] taskIndexes;
+    final byte[][] payloads;
+
+    ClaimBuffer(int size) {
+        ids = new long[size];
+        attempts = new int[size];
+        maxAttempts = new int[size];
+        timeouts = new long[size];
+        queueIndexes = new int[size];
+        taskIndexes = new int[size];
+        payloads = new byte[size][];
+    }
+
+    /** How many jobs one claim may write. */
+    int size() {
+        return ids.length;
+    }
+}

@@ -1,0 +1,168 @@
+package io.flexiq;
+
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Claims due jobs for a worker, on a thread of its own, as handler slots free up; waits for
+ * wake-ups when there is nothing to claim, and now and then puts back jobs whose lease passed.
+ *
+ * <p>Each claim carries a fresh random token. When a claim fails without an answer (PostgreSQL
+ * became unavailable: the claim may have committed before the connection broke), the slots it
+ * asked for stay reserved and the next call, once PostgreSQL answers, recovers the jobs that
+ * claim took by their token and runs them, instead of leaving them to lose their leases unrun.
+ */
+final class Claimer implements Runnable {
+    private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+    /** How long a busy worker waits for more free slots before it claims. */
+    private static final long CLAIM_GATHER_MILLIS = 2;
+    private static final long FIRST_RETRY_MILLIS = 50;
+
+    private final WorkerStore store;
+    private final String[] queues;
+    private final String[] tasks;
+    private final TaskHandler<?>[] handlers;
+    private final int capacity;
+    private final Semaphore slots;
+    private final long leaseMillis;
+    private final long pollMillis;
+    private final Consumer<HeldAttempt> dispatch;
+    private final ClaimBuffer buffer;
+    private final Trouble trouble = new Trouble("claiming jobs");
+    private volatile boolean claiming = true;
+    /** The token of a claim that failed without an answer, and the slots it reserved. */
+    private long unresolvedToken;
+    private int unresolvedSlots;
+
+    Claimer(WorkerStore store, String[] queues, String[] tasks, TaskHandler<?>[] handlers, int claimBatch,
+            int capacity, Semaphore slots, long leaseMillis, long pollMillis, Consumer<HeldAttempt> dispatch) {
+        this.store = store;
+        this.queues = queues;
+        this.tasks = tasks;
+        this.handlers = handlers;
+        this.capacity = capacity;
+        this.slots = slots;
+        this.leaseMillis = leaseMillis;
+        this.pollMillis = pollMillis;
+        this.dispatch = dispatch;
+        this.buffer = new ClaimBuffer(claimBatch);
+    }
+
+    /** Stops claiming; the thread ends after its current call. */
+    void stop() {
+        claiming = false;
+    }
+
+    @Override
+    public void run() {
+        long lastRescue = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(pollMillis) - 1;
+        long retryMillis = FIRST_RETRY_MILLIS;
+        while (claiming) {
+            try {
+                if (unresolvedSlots > 0) {
+                    recover();
+                    continue;
+                }
+                if (System.nanoTime() - lastRescue > TimeUnit.MILLISECONDS.toNanos(pollMillis)) {
+                    store.rescueExpired();
+                    lastRescue = System.nanoTime();
+                }
+                claimOnce();
+                trouble.succeeded();
+                retryMillis = FIRST_RETRY_MILLIS;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                trouble.failed(e, "trying again in " + Math.min(retryMillis, pollMillis) + " ms");
+                if (!Worker.sleep(Math.min(retryMillis, pollMillis))) {
+                    return;
+                }
+                retryMillis = Math.min(2 * retryMillis, pollMillis);
+            }
+        }
+    }
+
+    /** Claims for the free slots, or waits for work. */
+    private void claimOnce() throws InterruptedException {
+        if (!slots.tryAcquire(pollMillis, TimeUnit.MILLISECONDS)) {
+            return;
+        }
+        int free = 1 + slots.drainPermits();
+        if (free < Math.min(buffer.size(), capacity) / 2) {
+            // Busy: let a few more slots free up, so that claims stay large and few.
+            Thread.sleep(CLAIM_GATHER_MILLIS);
+            free += slots.drainPermits();
+        }
+        int want = Math.min(free, buffer.size());
+        slots.release(free - want);
+        long token = ThreadLocalRandom.current().nextLong();
+        long seen;
+        int got;
+        try {
+            seen = store.workGeneration();
+            got = claiming ? store.claim(queues, tasks, want, leaseMillis, token, buffer) : 0;
+        } catch (StorageUnavailableException e) {
+            // The claim may have committed: keep its slots for the jobs it may have taken.
+            unresolvedToken = token;
+            unresolvedSlots = want;
+            throw e;
+        } catch (RuntimeException e) {
+            slots.release(want);
+            throw e;
+        }
+        handOut(got);
+        slots.release(want - got);
+        if (got == 0 && claiming) {
+            store.awaitWork(seen, pollMillis);
+        }
+    }
+
+    /** Runs the jobs of the claim that failed without an answer, if it took any. */
+    private void recover() {
+        int got = store.recoverClaim(queues, tasks, leaseMillis, unresolvedToken, buffer);
+        if (got > 0) {
+            LOG.log(System.Logger.Level.INFO, "recovered " + got + " jobs whose claim's answer was lost");
+        }
+        handOut(got);
+        slots.release(unresolvedSlots - got);
+        unresolvedSlots = 0;
+    }
+
+    private void handOut(int got) {
+        for (int i = 0; i < got; i++) {
+            dispatch.accept(claimed(i));
+        }
+    }
+
+    /** The buffer's {@code i}th job, taken out of it. */
+    private HeldAttempt claimed(int i) {
+        ClaimBuffer b = buffer;
+        HeldAttempt a = new HeldAttempt(b.ids[i], b.attempts[i], b.maxAttempts[i], b.timeouts[i],
+                queues[b.queueIndexes[i]], handlers[b.taskIndexes[i]], b.payloads[i]);
+        b.payloads[i] = null;
+        return a;
+    }
+
+    /**
+     * After the thread ended: the jobs of a claim still unresolved, recovered if PostgreSQL
+     * answers, for the worker to give back; empty otherwise.
+     */
+    void recoverUnresolved(Consumer<HeldAttempt> giveBack) {
+        if (unresolvedSlots == 0) {
+            return;
+        }
+        try {
+            int got = store.recoverClaim(queues, tasks, leaseMillis, unresolvedToken, buffer);
+            for (int i = 0; i < got; i++) {
+                giveBack.accept(claimed(i));
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "a claim made just before closing got no answer and could not be"
+                    + " checked; any jobs it took run again once their leases pass: " + e.getMessage());
+        }
+        unresolvedSlots = 0;
+    }
+}

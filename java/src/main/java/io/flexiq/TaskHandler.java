@@ -1,0 +1,21 @@
+package io.flexiq;
+
+/** A task with its handler, which reads the payload as the task's type. */
+record TaskHandler<T>(Task<T> task, JobHandler<T> handler) {
+    void run(PayloadSerializer serializer, WorkerStore store, HeldAttempt held) throws Exception {
+        T payload = serializer.deserialize(held.payload, task.payloadType());
+        JobContext.Checkpoints checkpoints = new JobContext.Checkpoints() {
+            @Override
+            public byte[] load(String name) {
+                return store.checkpoint(held.id, name);
+            }
+
+            @Override
+            public boolean save(String name, byte[] value) {
+                return store.saveCheckpoint(held.id, held.attempt, name, value);
+            }
+        };
+        handler.handle(payload, new JobContext(checkpoints, serializer, held.id, held.attempt, held.maxAttempts,
+                held.queue, task.name()));
+    }
+}
