@@ -3,10 +3,12 @@ package io.flexiq.internal;
 import io.flexiq.NativeLibraryException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
+import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -15,9 +17,12 @@ import java.util.List;
 /**
  * Finds and loads the native library, trying in order: the file named by the system property
  * {@value #PATH_PROPERTY}; the copy inside the jar under {@code io/flexiq/native/<platform>/},
- * extracted to {@value #TEMP_DIR_PROPERTY} (default {@code java.io.tmpdir}) under a name that
- * carries its content hash; then {@code System.loadLibrary}. When all fail, the exception names
- * the platform and every place tried with what went wrong there.
+ * extracted under a name that carries its content hash into {@code flexiq-<user name>/} in
+ * {@value #TEMP_DIR_PROPERTY} (default {@code java.io.tmpdir}), a directory only the current user
+ * can write, or, when that is unusable, into a fresh private directory there; then
+ * {@code System.loadLibrary}. An extracted file is loaded only after its full SHA-256 was checked
+ * in its final place. When all fail, the exception names the platform and every place tried with
+ * what went wrong there.
  */
 public final class NativeLibraryLoader {
     /** System property naming a library file to load instead of the one in the jar. */
@@ -56,8 +61,6 @@ public final class NativeLibraryLoader {
      * @return where the library was loaded from
      */
     String load() {
-        List<String> tried = new ArrayList<>();
-        Throwable last = null;
         if (overridePath != null) {
             // An explicit override is never silently replaced by another copy.
             try {
@@ -67,28 +70,20 @@ public final class NativeLibraryLoader {
                 throw failure(List.of("file " + overridePath + " from -D" + PATH_PROPERTY + ": " + e.getMessage()), e);
             }
         }
-        tried.add("-D" + PATH_PROPERTY + ": not set");
-        try {
-            Path extracted = extractFromJar();
-            if (extracted == null) {
-                tried.add("classpath resource " + resourcePath + ": not found");
-            } else {
-                System.load(extracted.toString());
-                return extracted.toString();
-            }
-        } catch (IOException | UnsatisfiedLinkError | SecurityException e) {
-            tried.add("classpath resource " + resourcePath + ": " + e.getMessage());
-            last = e;
+        Attempts tried = new Attempts();
+        tried.lines.add("-D" + PATH_PROPERTY + ": not set");
+        String extracted = loadFromJar(tried);
+        if (extracted != null) {
+            return extracted;
         }
         try {
             System.loadLibrary(libraryName);
             return "java.library.path";
         } catch (UnsatisfiedLinkError | SecurityException e) {
-            tried.add("System.loadLibrary(\"" + libraryName + "\") on java.library.path="
-                    + System.getProperty("java.library.path") + ": " + e.getMessage());
-            last = e;
+            tried.failed("System.loadLibrary(\"" + libraryName + "\") on java.library.path="
+                    + System.getProperty("java.library.path") + ": " + e.getMessage(), e);
         }
-        throw failure(tried, last);
+        throw failure(tried.lines, tried.last);
     }
 
     private NativeLibraryException failure(List<String> tried, Throwable cause) {
@@ -97,40 +92,116 @@ public final class NativeLibraryLoader {
                         + platform + "; tried: " + String.join("; ", tried), cause);
     }
 
-    private Path extractFromJar() throws IOException {
+    /**
+     * Extracts the jar's library into the current user's directory, or if that is unusable into a
+     * fresh one, and loads it; returns where from, or null after noting what went wrong where.
+     */
+    private String loadFromJar(Attempts tried) {
         byte[] bytes;
-        try (InputStream in = NativeLibraryLoader.class.getResourceAsStream(resourcePath)) {
-            if (in == null) {
-                return null;
-            }
-            bytes = in.readAllBytes();
-        }
-        Path target = extractDir.resolve("flexiq-" + sha256Prefix(bytes) + "-" + System.mapLibraryName(libraryName));
-        if (Files.isRegularFile(target) && Files.size(target) == bytes.length) {
-            return target;
-        }
-        Files.createDirectories(extractDir);
-        // Write aside, then rename: concurrent JVMs never load a half-written file.
-        Path partial = Files.createTempFile(extractDir, "flexiq-", ".partial");
         try {
-            Files.write(partial, bytes);
-            Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(partial);
+            bytes = readResource();
+        } catch (IOException e) {
+            tried.failed("classpath resource " + resourcePath + ": " + reason(e), e);
+            return null;
         }
-        return target;
+        if (bytes == null) {
+            tried.lines.add("classpath resource " + resourcePath + ": not found");
+            return null;
+        }
+        byte[] digest = sha256().digest(bytes);
+        String fileName = "flexiq-" + hex(digest, 8) + "-" + System.mapLibraryName(libraryName);
+        List<ExtractionPlace> places = List.of(
+                new ExtractionPlace(extractDir.resolve(PrivateDirectory.sharedName()).toString(),
+                        () -> PrivateDirectory.shared(realExtractDir())),
+                new ExtractionPlace("a fresh directory in " + extractDir,
+                        () -> PrivateDirectory.fresh(realExtractDir())));
+        for (ExtractionPlace place : places) {
+            try {
+                Path extracted = extract(place.directory().open(), fileName, bytes, digest);
+                System.load(extracted.toString());
+                return extracted.toString();
+            } catch (IOException | UnsatisfiedLinkError | SecurityException e) {
+                tried.failed("classpath resource " + resourcePath + " extracted to " + place.description() + ": "
+                        + reason(e), e);
+            }
+        }
+        return null;
     }
 
-    private static String sha256Prefix(byte[] bytes) {
+    private byte[] readResource() throws IOException {
+        try (InputStream in = NativeLibraryLoader.class.getResourceAsStream(resourcePath)) {
+            return in == null ? null : in.readAllBytes();
+        }
+    }
+
+    private Path realExtractDir() throws IOException {
+        Files.createDirectories(extractDir);
+        return extractDir.toRealPath();
+    }
+
+    /**
+     * Leaves the jar's library as {@code fileName} in {@code dir}, reusing a copy already there
+     * only if it holds exactly the same bytes, and checks it in its final place: what is loaded
+     * is what was checked, since nobody else can change that directory.
+     */
+    private static Path extract(PrivateDirectory dir, String fileName, byte[] bytes, byte[] digest) throws IOException {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes);
-            StringBuilder hex = new StringBuilder();
-            for (int i = 0; i < 8; i++) {
-                hex.append(String.format("%02x", digest[i]));
-            }
-            return hex.toString();
+            checkContent(dir, fileName, digest);
+        } catch (IOException absentOrDifferent) {
+            dir.write(fileName, bytes);
+            checkContent(dir, fileName, digest);
+        }
+        return dir.path().resolve(fileName);
+    }
+
+    private static void checkContent(PrivateDirectory dir, String fileName, byte[] digest) throws IOException {
+        MessageDigest sha256 = sha256();
+        try (InputStream in = new DigestInputStream(dir.open(fileName), sha256)) {
+            in.transferTo(OutputStream.nullOutputStream());
+        }
+        if (!MessageDigest.isEqual(sha256.digest(), digest)) {
+            throw new IOException(dir.path().resolve(fileName) + " does not hold the jar's library (SHA-256 differs)");
+        }
+    }
+
+    private static String reason(Throwable e) {
+        // NIO's file exceptions carry only the path in their message; the type says what went wrong.
+        return e instanceof FileSystemException ? e.getClass().getSimpleName() + ": " + e.getMessage() : e.getMessage();
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
     }
+
+    private static String hex(byte[] bytes, int count) {
+        StringBuilder hex = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+            hex.append(String.format("%02x", bytes[i]));
+        }
+        return hex.toString();
+    }
+
+    /** Opens a private directory to extract into; may fail with the reason it is unusable. */
+    @FunctionalInterface
+    private interface DirectoryOpener {
+        PrivateDirectory open() throws IOException;
+    }
+
+    /** What was tried, in order, and the last failure. */
+    private static final class Attempts {
+        final List<String> lines = new ArrayList<>();
+        Throwable last;
+
+        void failed(String line, Throwable cause) {
+            lines.add(line);
+            last = cause;
+        }
+    }
+
+    /** One place the jar's library may be extracted to, as named in the failure message. */
+    private record ExtractionPlace(String description, DirectoryOpener directory) {}
 }
