@@ -23,6 +23,7 @@ final class OutcomeRecorder implements Runnable {
     private static final int COMPLETION_BATCH = 1_000;
     private static final long FIRST_RETRY_MILLIS = 50;
     private static final long LAST_RETRY_MILLIS = 1_000;
+    private static final long IDLE_WAIT_MILLIS = 20;
 
     private enum Kind { SUCCEEDED, FAILED, GIVEN_BACK }
 
@@ -30,7 +31,6 @@ final class OutcomeRecorder implements Runnable {
 
     private final WorkerStore store;
     private final Set<HeldAttempt> held;
-    private final long idleWaitMillis;
     private final LinkedBlockingQueue<Outcome> arrived = new LinkedBlockingQueue<>();
     private final List<HeldAttempt> completions = new ArrayList<>();
     private final List<Outcome> failures = new ArrayList<>();
@@ -39,10 +39,9 @@ final class OutcomeRecorder implements Runnable {
     private volatile boolean stopping;
     private volatile long stopByNanos;
 
-    OutcomeRecorder(WorkerStore store, Set<HeldAttempt> held, long idleWaitMillis) {
+    OutcomeRecorder(WorkerStore store, Set<HeldAttempt> held) {
         this.store = store;
         this.held = held;
-        this.idleWaitMillis = idleWaitMillis;
     }
 
     void succeeded(HeldAttempt a) {
@@ -101,7 +100,8 @@ final class OutcomeRecorder implements Runnable {
     /** Moves arrived outcomes to the pending lists; false when nothing is pending. */
     private boolean gather() throws InterruptedException {
         if (nothingPending()) {
-            Outcome first = arrived.poll(stopping ? 1 : idleWaitMillis, TimeUnit.MILLISECONDS);
+            // Short, so that a stop is noticed soon.
+            Outcome first = arrived.poll(IDLE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
             if (first == null) {
                 return false;
             }

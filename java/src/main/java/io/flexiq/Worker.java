@@ -95,7 +95,7 @@ public final class Worker implements AutoCloseable {
                 new LinkedBlockingQueue<>(), threads(name + "-handler"));
         this.timeouts = Executors.newSingleThreadScheduledExecutor(threads(name + "-timeouts"));
         this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"));
-        this.outcomes = new OutcomeRecorder(store, held, b.pollInterval.toMillis());
+        this.outcomes = new OutcomeRecorder(store, held);
         String[] tasks = b.handlers.keySet().toArray(new String[0]);
         this.claimer = new Claimer(store, b.queues.toArray(new String[0]), tasks,
                 b.handlers.values().toArray(new TaskHandler<?>[0]), b.claimBatch, capacity, slots,
