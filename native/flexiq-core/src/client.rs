@@ -2,17 +2,17 @@
 
 use std::time::Duration;
 
-use sqlx::postgres::PgConnectOptions;
-
 use crate::error::{Error, Result};
 use crate::pool::Pool;
 use crate::schema::{self, Schema};
+use crate::tls;
 use crate::wakeups::Wakeups;
 
 /// How to build a [`Client`].
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
-    /// A `postgres://` URL.
+    /// A `postgres://` URL; its query string may set libpq's `sslmode`, `sslrootcert`, `sslcert`
+    /// and `sslkey` (see the `tls` module).
     pub url: String,
     /// The PostgreSQL schema holding FlexiQ's tables.
     pub schema: String,
@@ -100,10 +100,7 @@ impl Client {
         if config.pool_size == 0 {
             return Err(Error::InvalidArgument("poolSize must be at least 1".into()));
         }
-        let options: PgConnectOptions = config
-            .url
-            .parse()
-            .map_err(|e| Error::InvalidArgument(format!("not a PostgreSQL URL: {e}")))?;
+        let options = tls::connect_options(&config.url)?;
         let client = Client {
             sql: Statements::for_schema(&schema),
             wakeups: Wakeups::new(options.clone(), schema.name()),

@@ -14,6 +14,7 @@ pub mod recipe;
 pub mod request;
 pub mod running;
 pub mod schema;
+mod tls;
 pub mod validate;
 mod wakeups;
 

@@ -14,6 +14,7 @@ use sqlx::Connection;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::error::{Error, Result};
+use crate::tls;
 
 /// A connection idle for longer than this is pinged before it is used again, so that one
 /// dropped by a restart or a firewall while idle is replaced rather than failing a call.
@@ -68,17 +69,14 @@ impl Pool {
                 return Ok(self.lend(idle.connection, slot));
             }
         }
-        let connection = tokio::time::timeout(
-            self.connect_timeout,
-            PgConnection::connect_with(&self.options),
-        )
-        .await
-        .map_err(|_| {
-            Error::Unavailable(format!(
-                "could not connect within {:?}",
-                self.connect_timeout
-            ))
-        })??;
+        let connection = tokio::time::timeout(self.connect_timeout, tls::connect(&self.options))
+            .await
+            .map_err(|_| {
+                Error::Unavailable(format!(
+                    "could not connect within {:?}",
+                    self.connect_timeout
+                ))
+            })??;
         Ok(self.lend(connection, slot))
     }
 

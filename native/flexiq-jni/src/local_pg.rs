@@ -2,30 +2,51 @@
 
 use std::sync::{LazyLock, Mutex};
 
-use jni::objects::JClass;
+use jni::objects::{JClass, JString};
 use jni::sys::{jboolean, jlong, jstring};
 use jni::EnvUnowned;
 
-use flexiq_local_pg::{LocalPostgres, Options};
+use flexiq_local_pg::{LocalPostgres, Options, ServerTls};
 
-use crate::errors::{BridgeResult, ThrowMapped};
+use crate::convert::optional_string_arg;
+use crate::errors::{BridgeError, BridgeResult, ThrowMapped};
 use crate::handles::Handles;
 
 /// A server is stopped by taking it out of its mutex, which needs ownership.
 static SERVERS: LazyLock<Handles<Mutex<Option<LocalPostgres>>>> =
     LazyLock::new(|| Handles::new("local PostgreSQL"));
 
-/// `static native long nativeStartLocalPostgres(boolean durable)`
+/// `static native long nativeStartLocalPostgres(boolean durable, String tlsCertificate,
+/// String tlsKey)`: TLS on when both files are given, off when both are null.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeStartLocalPostgres<'local>(
     mut unowned: EnvUnowned<'local>,
     _class: JClass<'local>,
     durable: jboolean,
+    tls_certificate: JString<'local>,
+    tls_key: JString<'local>,
 ) -> jlong {
     unowned
-        .with_env(|_env| -> BridgeResult<jlong> {
+        .with_env(|env| -> BridgeResult<jlong> {
+            let tls = match (
+                optional_string_arg(env, &tls_certificate)?,
+                optional_string_arg(env, &tls_key)?,
+            ) {
+                (Some(certificate), Some(key)) => Some(ServerTls {
+                    certificate: certificate.into(),
+                    key: key.into(),
+                    client_ca: None,
+                }),
+                (None, None) => None,
+                _ => {
+                    return Err(BridgeError::BadArgument(
+                        "a TLS certificate and its key go together".into(),
+                    ))
+                }
+            };
             let server = LocalPostgres::start(&Options {
                 durable,
+                tls,
                 ..Options::default()
             })?;
             Ok(SERVERS.insert(Mutex::new(Some(server))))

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::io::{self, Read, Seek, SeekFrom, Write as _};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,18 +65,41 @@ pub struct Options {
     /// but NUL. `port`, `listen_addresses` and `unix_socket_directories` are
     /// refused because the crate relies on them.
     pub settings: Vec<(String, String)>,
+    /// Serve TLS (`ssl = on`) with these files; `None` leaves TLS off.
+    pub tls: Option<ServerTls>,
 }
 
 impl Default for Options {
-    /// Durable and without extra settings: the safe choice unless a test
-    /// explicitly asks for speed.
+    /// Durable, without TLS and without extra settings: the safe choice unless
+    /// a test explicitly asks for speed.
     fn default() -> Self {
         Options {
             durable: true,
             settings: Vec::new(),
+            tls: None,
         }
     }
 }
+
+/// The PEM files a server offers TLS with. They are copied into the data
+/// directory, readable only by the server's OS user, as PostgreSQL demands of
+/// its key; the originals may sit anywhere this process can read.
+#[derive(Debug, Clone)]
+pub struct ServerTls {
+    /// The server's certificate.
+    pub certificate: PathBuf,
+    /// Its private key.
+    pub key: PathBuf,
+    /// CA certificates for client certificates (`ssl_ca_file`): the server
+    /// then asks clients for a certificate and checks any it is given. With
+    /// trust authentication a client without one is still let in.
+    pub client_ca: Option<PathBuf>,
+}
+
+/// Where the TLS files go, inside the data directory.
+const TLS_CERTIFICATE: &str = "server.crt";
+const TLS_KEY: &str = "server.key";
+const TLS_CLIENT_CA: &str = "client-ca.crt";
 
 /// Why a server could not be started or stopped. Messages name the command
 /// that was run and what it printed, so a failing test explains itself.
@@ -249,6 +272,10 @@ impl LocalPostgres {
             .and_then(|mut f| writeln!(f, "\n# Added by flexiq-local-pg.\ninclude '{CONF_FILE}'"))
             .map_err(io_err("append to", &main_conf))?;
 
+        if let Some(tls) = &options.tls {
+            pg.install_tls(tls)?;
+        }
+
         let mut attempt = 1;
         loop {
             pg.port = free_port()?;
@@ -365,6 +392,27 @@ rm -rf "$3""#;
         run_checked(&mut cmd).map(drop)
     }
 
+    /// Copies the TLS files into the data directory, owned by the server's OS
+    /// user and readable by nobody else.
+    fn install_tls(&self, tls: &ServerTls) -> Result<(), Error> {
+        let files = [
+            (Some(&tls.certificate), TLS_CERTIFICATE),
+            (Some(&tls.key), TLS_KEY),
+            (tls.client_ca.as_ref(), TLS_CLIENT_CA),
+        ];
+        for (from, name) in files {
+            let Some(from) = from else { continue };
+            let to = self.data_dir.join(name);
+            fs::copy(from, &to).map_err(io_err("copy", from))?;
+            fs::set_permissions(&to, fs::Permissions::from_mode(0o600))
+                .map_err(io_err("restrict the permissions of", &to))?;
+            if self.as_pg_user {
+                self.give_to_pg_user(&to)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Writes every server setting, including the current port, to our
     /// included config file. Writing a file instead of passing `pg_ctl -o`
     /// sidesteps the shell-style parsing of that option string.
@@ -384,6 +432,14 @@ rm -rf "$3""#;
             // Trades crash safety for speed; fine for data nobody keeps.
             for name in ["fsync", "synchronous_commit", "full_page_writes"] {
                 settings.push((name, "off".to_owned()));
+            }
+        }
+        if let Some(tls) = &options.tls {
+            settings.push(("ssl", "on".to_owned()));
+            settings.push(("ssl_cert_file", TLS_CERTIFICATE.to_owned()));
+            settings.push(("ssl_key_file", TLS_KEY.to_owned()));
+            if tls.client_ca.is_some() {
+                settings.push(("ssl_ca_file", TLS_CLIENT_CA.to_owned()));
             }
         }
         // Last, so the caller's choices override ours (later lines win).

@@ -58,10 +58,12 @@ fn two_servers_run_side_by_side_and_clean_up() {
     let durable = Options {
         durable: true,
         settings: vec![("work_mem".into(), "5MB".into())],
+        ..Options::default()
     };
     let fast = Options {
         durable: false,
         settings: vec![("work_mem".into(), "7MB".into())],
+        ..Options::default()
     };
     // Start both at once from separate threads: this is how parallel tests use it.
     let (a, b) = thread::scope(|s| {
@@ -114,6 +116,7 @@ fn awkward_values_are_quoted() {
         durable: false,
         // cluster_name is server-wide and takes free text.
         settings: vec![("cluster_name".into(), value.into())],
+        ..Options::default()
     };
     let pg = LocalPostgres::start(&options).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(show(&pg, "cluster_name"), value);
@@ -125,6 +128,7 @@ fn failed_start_explains_itself_and_cleans_up() {
     let options = Options {
         durable: false,
         settings: vec![("work_mem".into(), "banana".into())],
+        ..Options::default()
     };
     let err = LocalPostgres::start(&options).expect_err("bogus work_mem must fail");
     assert!(matches!(err, Error::Start { .. }), "{err:?}");
@@ -144,6 +148,7 @@ fn reserved_and_malformed_settings_are_refused() {
         let options = Options {
             durable: false,
             settings: vec![(name.into(), "1".into())],
+            ..Options::default()
         };
         let err = LocalPostgres::start(&options).expect_err(name);
         assert!(matches!(err, Error::InvalidSetting { .. }), "{err:?}");

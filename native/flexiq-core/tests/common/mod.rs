@@ -25,6 +25,7 @@ pub fn server() -> &'static LocalPostgres {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
+            ..Options::default()
         };
         LocalPostgres::start(&options).expect("start a throwaway PostgreSQL")
     })

@@ -47,7 +47,14 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         this.serializer = serializer;
     }
 
-    /** Starts a builder for a client of the database at {@code url} ({@code postgres://…}). */
+    /**
+     * Starts a builder for a client of the database at {@code url} ({@code postgres://…}). TLS is
+     * set as in libpq, by the URL's query string: {@code sslmode} ({@code disable}, {@code prefer}
+     * (the default), {@code require}, {@code verify-ca} or {@code verify-full}), {@code sslrootcert}
+     * (the CA certificates a verifying mode checks the server against), and {@code sslcert} with
+     * {@code sslkey} (a client certificate); the {@code PGSSLMODE}, {@code PGSSLROOTCERT},
+     * {@code PGSSLCERT} and {@code PGSSLKEY} environment variables stand in for absent ones.
+     */
     public static Builder builder(String url) {
         return new Builder(url);
     }
@@ -322,7 +329,10 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         /**
          * Connects, and migrates if asked.
          *
-         * @throws StorageUnavailableException if PostgreSQL cannot be reached within the timeout
+         * @throws StorageUnavailableException if PostgreSQL cannot be reached within the timeout,
+         *     or TLS fails (a certificate file unreadable, the server's certificate refused, TLS
+         *     required but not offered); the message says why
+         * @throws IllegalArgumentException if the URL or its TLS settings are invalid
          */
         public FlexiQ build() {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();

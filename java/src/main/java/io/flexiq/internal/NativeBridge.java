@@ -213,10 +213,13 @@ public final class NativeBridge {
         nativeWakeWorkers(client);
     }
 
-    /** Starts a private PostgreSQL; returns its handle. */
-    public static long startLocalPostgres(boolean durable) {
+    /**
+     * Starts a private PostgreSQL; returns its handle. It serves TLS with the given PEM files, or
+     * not at all when both are null.
+     */
+    public static long startLocalPostgres(boolean durable, String tlsCertificate, String tlsKey) {
         ensureLoaded();
-        return nativeStartLocalPostgres(durable);
+        return nativeStartLocalPostgres(durable, tlsCertificate, tlsKey);
     }
 
     /** The private PostgreSQL's URL. */
@@ -289,7 +292,7 @@ public final class NativeBridge {
 
     private static native void nativeWakeWorkers(long client);
 
-    private static native long nativeStartLocalPostgres(boolean durable);
+    private static native long nativeStartLocalPostgres(boolean durable, String tlsCertificate, String tlsKey);
 
     private static native String nativeLocalPostgresUrl(long server);
 

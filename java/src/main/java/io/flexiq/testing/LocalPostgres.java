@@ -1,6 +1,7 @@
 package io.flexiq.testing;
 
 import io.flexiq.internal.NativeBridge;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -26,12 +27,25 @@ public final class LocalPostgres implements AutoCloseable {
 
     /** Starts a server that commits durably (fsync and synchronous commit on), as production does. */
     public static LocalPostgres start() {
-        return new LocalPostgres(NativeBridge.startLocalPostgres(true));
+        return new LocalPostgres(NativeBridge.startLocalPostgres(true, null, null));
     }
 
     /** Starts a server that skips fsync: faster, for tests whose data may be lost with the machine. */
     public static LocalPostgres startFast() {
-        return new LocalPostgres(NativeBridge.startLocalPostgres(false));
+        return new LocalPostgres(NativeBridge.startLocalPostgres(false, null, null));
+    }
+
+    /**
+     * Starts a server like {@link #startFast()} that also serves TLS ({@code ssl = on}) with the
+     * given PEM certificate and private key. The files are copied into the server's directory;
+     * clients still choose whether to use TLS ({@code sslmode} in the URL).
+     *
+     * @param certificate the server's certificate
+     * @param privateKey the certificate's private key
+     */
+    public static LocalPostgres startFastWithTls(Path certificate, Path privateKey) {
+        return new LocalPostgres(NativeBridge.startLocalPostgres(false,
+                certificate.toAbsolutePath().toString(), privateKey.toAbsolutePath().toString()));
     }
 
     /** A {@code postgres://} URL for the superuser on the default database. */
