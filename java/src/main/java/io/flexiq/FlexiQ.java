@@ -240,6 +240,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         private int poolSize = 10;
         private String schema = "flexiq";
         private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration acquireTimeout = Duration.ofSeconds(30);
         private boolean migrate;
         private PayloadSerializer serializer;
 
@@ -269,9 +270,23 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             return this;
         }
 
-        /** How long a call waits for a connection before failing as unavailable (default 5 s). */
+        /**
+         * How long opening a connection to PostgreSQL may take before the call fails with
+         * {@link StorageUnavailableException} (default 5 s).
+         */
         public Builder connectTimeout(Duration timeout) {
             this.connectTimeout = Durations.positive("connectTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * How long a call waits for one of the pool's connections when all are busy, before it
+         * fails with {@link PoolExhaustedException} (default 30 s; zero fails at once). Separate
+         * from {@link #connectTimeout}: a busy pool means slow or blocked statements, not an
+         * unreachable server.
+         */
+        public Builder acquireTimeout(Duration timeout) {
+            this.acquireTimeout = Durations.nonNegative("acquireTimeout", timeout);
             return this;
         }
 
@@ -294,7 +309,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
          */
         public FlexiQ build() {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
-            long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(), migrate);
+            long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(),
+                    acquireTimeout.toMillis(), migrate);
             return new FlexiQ(handle, s);
         }
     }

@@ -1,8 +1,10 @@
 package io.flexiq;
 
 /**
- * PostgreSQL could not be reached within the client's connect timeout. Nothing was written; the
- * call may be repeated once the database is back (a keyed enqueue then resolves as usual).
+ * PostgreSQL could not be used for now: it could not be reached within the client's connect
+ * timeout, it refused new connections (too many clients), or, as {@link PoolExhaustedException},
+ * none of the client's connections came free in time. Nothing was written; the call may be
+ * repeated later (a keyed enqueue then resolves as usual).
  */
 public class StorageUnavailableException extends StorageException {
     private static final long serialVersionUID = 1L;

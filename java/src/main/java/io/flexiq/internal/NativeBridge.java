@@ -60,9 +60,10 @@ public final class NativeBridge {
     }
 
     /** Connects a client; returns its handle. */
-    public static long connect(String url, String schema, int poolSize, long connectTimeoutMillis, boolean migrate) {
+    public static long connect(String url, String schema, int poolSize, long connectTimeoutMillis,
+            long acquireTimeoutMillis, boolean migrate) {
         ensureLoaded();
-        return nativeConnect(url, schema, poolSize, connectTimeoutMillis, migrate);
+        return nativeConnect(url, schema, poolSize, connectTimeoutMillis, acquireTimeoutMillis, migrate);
     }
 
     /** Forgets a client handle; its connections close once running calls return. */
@@ -222,7 +223,7 @@ public final class NativeBridge {
     private static native void nativePanicForTest(String message);
 
     private static native long nativeConnect(String url, String schema, int poolSize, long connectTimeoutMillis,
-            boolean migrate);
+            long acquireTimeoutMillis, boolean migrate);
 
     private static native void nativeClose(long client);
 
