@@ -50,6 +50,8 @@ public final class Worker implements AutoCloseable {
     private static final long COMPLETION_LINGER_MILLIS = 2;
     /** The most completions recorded in one statement. */
     private static final int COMPLETION_BATCH = 1_000;
+    /** How long the idle completer waits before it looks again whether the worker is closing. */
+    private static final long COMPLETER_IDLE_MILLIS = 100;
 
     private final FlexiQ client;
     private final long handle;
@@ -272,7 +274,7 @@ public final class Worker implements AutoCloseable {
         List<Running> batch = new ArrayList<>();
         while (completing.get() || !succeeded.isEmpty()) {
             try {
-                Running first = succeeded.poll(pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+                Running first = succeeded.poll(COMPLETER_IDLE_MILLIS, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     continue;
                 }
