@@ -67,6 +67,8 @@ pub(crate) struct Statements {
     pub fail_attempt: String,
     pub rescue_expired: String,
     pub return_attempts: String,
+    pub grant_producer: String,
+    pub grant_worker: String,
 }
 
 impl Statements {
@@ -90,6 +92,8 @@ impl Statements {
             fail_attempt: s.sql(include_str!("../sql/fail_attempt.sql")),
             rescue_expired: s.sql(include_str!("../sql/rescue_expired.sql")),
             return_attempts: s.sql(include_str!("../sql/return_attempts.sql")),
+            grant_producer: s.sql(include_str!("../sql/grant_producer.sql")),
+            grant_worker: s.sql(include_str!("../sql/grant_worker.sql")),
         }
     }
 }

@@ -154,6 +154,41 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         return new RedriveResult(outcome, holder);
     }
 
+    /**
+     * Grants {@code role} what a producer needs on this client's schema, and no more: to
+     * enqueue (keyed, unkeyed, bulk) and read jobs. A producer cannot claim, cancel, complete or
+     * delete jobs. Call it on a client connected as the schema's owner; granting again changes
+     * nothing. The role then connects with {@code migrate(false)}.
+     *
+     * @throws IllegalArgumentException if the role does not exist or its name is not one
+     *     PostgreSQL keeps (empty, over 63 bytes, or with a NUL character)
+     */
+    public void grantProducer(String role) {
+        grant(role, NativeBridge.GRANT_PRODUCER);
+    }
+
+    /**
+     * Grants {@code role} what a {@link Worker} needs on this client's schema, and no more: to
+     * claim jobs, extend their leases, record attempts (retries, dead letters), give jobs back,
+     * rescue expired leases and keep checkpoints. A worker cannot enqueue, delete jobs, change
+     * their payloads or keys, or truncate or drop anything; grant a role that also enqueues
+     * both sets. Call it as the schema's owner; granting again changes nothing.
+     *
+     * @throws IllegalArgumentException if the role does not exist or its name is not one
+     *     PostgreSQL keeps (empty, over 63 bytes, or with a NUL character)
+     */
+    public void grantWorker(String role) {
+        grant(role, NativeBridge.GRANT_WORKER);
+    }
+
+    private void grant(String role, int grant) {
+        requireOpen();
+        if (role == null || role.isEmpty()) {
+            throw new IllegalArgumentException("role must not be empty");
+        }
+        NativeBridge.grant(handle, role, grant);
+    }
+
     /** Starts a builder for a {@link Worker} running this client's jobs. */
     public Worker.Builder worker() {
         requireOpen();

@@ -111,6 +111,17 @@ public final class NativeBridge {
         return nativeJobAction(client, jobId, action);
     }
 
+    /** {@link #grant}: what a producer needs to enqueue and read jobs. */
+    public static final int GRANT_PRODUCER = 0;
+    /** {@link #grant}: what a worker needs to run jobs. */
+    public static final int GRANT_WORKER = 1;
+
+    /** Grants {@code role} one of the {@code GRANT_*} privilege sets on the client's schema. */
+    public static void grant(long client, String role, int grant) {
+        ensureLoaded();
+        nativeGrant(client, role, grant);
+    }
+
     /** Deletes expired key bindings; returns how many. */
     public static long expireKeys(long client) {
         ensureLoaded();
@@ -238,6 +249,8 @@ public final class NativeBridge {
     private static native String nativeGetJob(long client, long jobId);
 
     private static native boolean nativeJobAction(long client, long jobId, int action);
+
+    private static native void nativeGrant(long client, String role, int grant);
 
     private static native long nativeExpireKeys(long client);
 
