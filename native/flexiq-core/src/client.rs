@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::pool::Pool;
+use crate::pool::{Pool, Repeat};
 use crate::schema::{self, Schema};
 use crate::tls;
 use crate::wakeups::Wakeups;
@@ -18,21 +18,25 @@ pub struct ClientConfig {
     pub schema: String,
     /// The most connections the pool opens.
     pub pool_size: u32,
-    /// How long a call may wait for a connection before it fails as unavailable.
+    /// How long opening a connection may take before the call fails as unavailable.
     pub connect_timeout: Duration,
+    /// How long a call waits for one of the pool's connections to come free before it fails
+    /// as [`Error::PoolExhausted`].
+    pub acquire_timeout: Duration,
     /// Whether to apply missing migrations while connecting.
     pub migrate: bool,
 }
 
 impl ClientConfig {
-    /// A configuration with the defaults: schema `flexiq`, 10 connections, 5 s timeout, no
-    /// migration.
+    /// A configuration with the defaults: schema `flexiq`, 10 connections, 5 s to connect,
+    /// 30 s to wait for a busy pool, no migration.
     pub fn new(url: impl Into<String>) -> ClientConfig {
         ClientConfig {
             url: url.into(),
             schema: "flexiq".into(),
             pool_size: 10,
             connect_timeout: Duration::from_secs(5),
+            acquire_timeout: Duration::from_secs(30),
             migrate: false,
         }
     }
@@ -64,6 +68,8 @@ pub(crate) struct Statements {
     pub fail_attempt: String,
     pub rescue_expired: String,
     pub return_attempts: String,
+    pub grant_producer: String,
+    pub grant_worker: String,
 }
 
 impl Statements {
@@ -88,6 +94,8 @@ impl Statements {
             fail_attempt: s.sql(include_str!("../sql/fail_attempt.sql")),
             rescue_expired: s.sql(include_str!("../sql/rescue_expired.sql")),
             return_attempts: s.sql(include_str!("../sql/return_attempts.sql")),
+            grant_producer: s.sql(include_str!("../sql/grant_producer.sql")),
+            grant_worker: s.sql(include_str!("../sql/grant_worker.sql")),
         }
     }
 }
@@ -104,11 +112,17 @@ impl Client {
         let client = Client {
             sql: Statements::for_schema(&schema),
             wakeups: Wakeups::new(options.clone(), schema.name()),
-            pool: Pool::new(options, config.pool_size, config.connect_timeout),
+            pool: Pool::new(
+                options,
+                config.pool_size,
+                config.connect_timeout,
+                config.acquire_timeout,
+                schema.name(),
+            ),
             schema,
         };
         // Fail here, not at the first call, when PostgreSQL cannot be reached.
-        client.pool.run(async |_| Ok(())).await??;
+        client.pool.run(Repeat::Safe, async |_| Ok(())).await??;
         if config.migrate {
             client.migrate().await?;
         }
@@ -119,7 +133,10 @@ impl Client {
     pub async fn migrate(&self) -> Result<usize> {
         Ok(self
             .pool
-            .run(async |c| schema::migrate(c, &self.schema).await)
+            // One transaction under an advisory lock: a repeat finds nothing left to apply.
+            .run(Repeat::Safe, async |c| {
+                schema::migrate(c, &self.schema).await
+            })
             .await??)
     }
 

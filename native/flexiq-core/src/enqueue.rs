@@ -11,6 +11,7 @@ use crate::batch::{Columns, KeyedBatch};
 use crate::client::Client;
 use crate::error::{Conflict, Error, Result};
 use crate::keys;
+use crate::pool::Repeat;
 use crate::request::{differing_fields, JobRequest};
 
 /// What PostgreSQL did with one enqueue.
@@ -72,11 +73,18 @@ impl Client {
             return self.insert_unkeyed(requests).await;
         }
         let batch = KeyedBatch::group(requests).map_err(Error::Conflict)?;
+        // When every entry has a key, a repeat replays: same ids, nothing written twice. An
+        // unkeyed entry would be inserted again.
+        let repeat = if requests.iter().all(|r| r.key.is_some()) {
+            Repeat::Safe
+        } else {
+            Repeat::Never
+        };
         let mut attempt = 0;
         loop {
             let rows = self
                 .pool
-                .run(async |c| {
+                .run(repeat, async |c| {
                     batch
                         .columns
                         .bind(sqlx::query(&self.sql.enqueue_keyed))
@@ -103,7 +111,8 @@ impl Client {
         let columns = Columns::of(requests.iter());
         let rows = self
             .pool
-            .run(async |c| {
+            // A repeat would insert every job again.
+            .run(Repeat::Never, async |c| {
                 columns
                     .bind(sqlx::query(&self.sql.insert_unkeyed))
                     .fetch_all(c)

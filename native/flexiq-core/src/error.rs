@@ -21,6 +21,11 @@ pub enum Error {
     #[error("PostgreSQL is unavailable: {0}")]
     Unavailable(String),
 
+    /// Every connection of the client's pool stayed busy for the acquire timeout. Nothing was
+    /// written.
+    #[error("{0}")]
+    PoolExhausted(String),
+
     /// PostgreSQL refused or failed a statement.
     #[error("PostgreSQL error: {0}")]
     Storage(String),
@@ -85,6 +90,13 @@ impl From<sqlx::Error> for Error {
                     .is_some_and(|c| c.starts_with("08") || c.starts_with("57P")) =>
             {
                 Error::Unavailable(e.to_string())
+            }
+            // Too many clients: the server is up but takes no more connections for now.
+            sqlx::Error::Database(ref d) if d.code().as_deref() == Some("53300") => {
+                Error::Unavailable(format!(
+                    "{e}; the server takes no more connections: lower the pool sizes of its \
+                     clients or raise its max_connections"
+                ))
             }
             other => Error::Storage(other.to_string()),
         }

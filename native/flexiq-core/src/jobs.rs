@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::client::Client;
 use crate::enqueue::sqlstate;
 use crate::error::{Error, Result};
+use crate::pool::Repeat;
 use crate::{keys, validate};
 
 /// SQLSTATE raised by `redrive` for a redrive key already used for another job.
@@ -43,7 +44,7 @@ impl Client {
     pub async fn get_job(&self, id: i64) -> Result<Option<JobInfo>> {
         let job = self
             .pool
-            .run(async |c| {
+            .run(Repeat::Safe, async |c| {
                 sqlx::query_as(&self.sql.get_job)
                     .bind(id)
                     .fetch_optional(c)
@@ -67,7 +68,9 @@ impl Client {
     async fn finish(&self, id: i64, from: &[&str], state: &str) -> Result<bool> {
         let moved = self
             .pool
-            .run(async |c| {
+            // A repeat of a change that took effect would answer that the job was not there
+            // to change.
+            .run(Repeat::Never, async |c| {
                 sqlx::query(&self.sql.finish_job)
                     .bind(id)
                     .bind(from)
@@ -83,7 +86,10 @@ impl Client {
     pub async fn purge(&self, id: i64) -> Result<bool> {
         let purged = self
             .pool
-            .run(async |c| sqlx::query(&self.sql.purge).bind(id).execute(c).await)
+            // A repeat of a purge that took effect would answer that there was no job.
+            .run(Repeat::Never, async |c| {
+                sqlx::query(&self.sql.purge).bind(id).execute(c).await
+            })
             .await??;
         Ok(purged.rows_affected() == 1)
     }
@@ -93,7 +99,9 @@ impl Client {
     pub async fn expire_keys(&self) -> Result<u64> {
         let expired = self
             .pool
-            .run(async |c| sqlx::query(&self.sql.expire_keys).execute(c).await)
+            .run(Repeat::Safe, async |c| {
+                sqlx::query(&self.sql.expire_keys).execute(c).await
+            })
             .await??;
         Ok(expired.rows_affected())
     }
@@ -124,7 +132,8 @@ impl Client {
         let preview = keys::preview(redrive_key);
         let row: sqlx::Result<(String, Option<i64>, Option<String>)> = self
             .pool
-            .run(async |c| {
+            // The redrive key makes a repeat a replay.
+            .run(Repeat::Safe, async |c| {
                 sqlx::query_as(&self.sql.redrive)
                     .bind(job_id)
                     .bind(&digest)

@@ -1,72 +1,123 @@
 //! The client's connections to PostgreSQL.
 //!
 //! sqlx's own pool pings every connection as it goes back: a second round trip for every
-//! statement, which costs a single enqueue about a third of its throughput. This pool hands a
-//! connection back without a word, checks only connections that sat idle for a while, and
-//! drops any connection whose statement failed in a way that leaves its state unknown.
+//! statement. This pool hands a connection back without a word and drops any connection whose
+//! statement failed in a way that leaves its state unknown.
+//!
+//! A connection the server closed while it sat idle (a restart, a failover, an idle-session
+//! timeout) is only found out by using it, however long it sat. What happens then depends on
+//! the statement, which each call site declares with [`Repeat`]:
+//! - a statement that may run twice goes out on an idle connection as it is; if the connection
+//!   turns out to be lost, the statement runs once more on a checked or new connection;
+//! - a statement that must not run twice gets a checked connection: an idle one is pinged
+//!   first (one round trip), so that it only goes out on a connection that was alive.
 
-use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::Connection;
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::Semaphore;
 
 use crate::error::{Error, Result};
 use crate::tls;
 
-/// A connection idle for longer than this is pinged before it is used again, so that one
-/// dropped by a restart or a firewall while idle is replaced rather than failing a call.
-const CHECK_IDLE_AFTER: Duration = Duration::from_secs(10);
+/// Whether a call's statement may run a second time, which the pool does when the idle
+/// connection it was sent on turns out to have been closed by the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Repeat {
+    /// Running it again is harmless whether or not the first run took effect: a read, a keyed
+    /// enqueue (the repeat replays and returns the same ids), a change guarded by the attempt
+    /// it names. The call then cannot fail for a connection that died while idle.
+    Safe,
+    /// A second run could do the work twice (an unkeyed insert) or answer differently from the
+    /// first (a cancel that found the job pending). Sent only on a checked connection.
+    Never,
+}
 
 pub(crate) struct Pool {
     options: PgConnectOptions,
     connect_timeout: Duration,
+    acquire_timeout: Duration,
+    size: u32,
+    /// Named in the message of a call that found every connection busy.
+    schema: String,
     /// One permit per connection that may be open.
     slots: Semaphore,
     /// Connections not in use, the most recently used last.
-    idle: Mutex<Vec<Idle>>,
+    idle: Mutex<Vec<PgConnection>>,
 }
 
-struct Idle {
-    connection: PgConnection,
-    since: Instant,
-}
-
-/// A connection taken from the pool. Given back by `finish`; dropped without that (a call
+/// A connection lent to one call. Given back by `finish`; dropped without that (a call
 /// abandoned halfway), it is closed rather than reused.
-struct PooledConnection<'a> {
+struct Lent<'a> {
     pool: &'a Pool,
-    connection: Option<PgConnection>,
-    _slot: SemaphorePermit<'a>,
+    connection: PgConnection,
+    /// Taken from the idle list without a ping: it may have died while idle.
+    unchecked: bool,
 }
 
 impl Pool {
-    pub fn new(options: PgConnectOptions, size: u32, connect_timeout: Duration) -> Pool {
+    pub fn new(
+        options: PgConnectOptions,
+        size: u32,
+        connect_timeout: Duration,
+        acquire_timeout: Duration,
+        schema: &str,
+    ) -> Pool {
         Pool {
             options,
             connect_timeout,
+            acquire_timeout,
+            size,
+            schema: schema.to_owned(),
             slots: Semaphore::new(size as usize),
             idle: Mutex::new(Vec::new()),
         }
     }
 
-    /// A connection: an idle one if there is one, a new one otherwise. Fails as unavailable
-    /// when none comes free, or none can be opened, within the connect timeout.
-    async fn acquire(&self) -> Result<PooledConnection<'_>> {
-        let slot = tokio::time::timeout(self.connect_timeout, self.slots.acquire())
+    /// Runs `work` on a connection and returns its outcome; the outer error is the pool's
+    /// (no connection came free, none could be opened), the inner one the statement's.
+    ///
+    /// Waits up to the acquire timeout for a free connection, then fails as
+    /// [`Error::PoolExhausted`]; opening a connection may take up to the connect timeout.
+    pub async fn run<T>(
+        &self,
+        repeat: Repeat,
+        work: impl AsyncFnOnce(&mut PgConnection) -> sqlx::Result<T> + Clone,
+    ) -> Result<sqlx::Result<T>> {
+        let _slot = tokio::time::timeout(self.acquire_timeout, self.slots.acquire())
             .await
-            .map_err(|_| {
-                Error::Unavailable(format!(
-                    "no connection came free within {:?}",
-                    self.connect_timeout
-                ))
-            })?
+            .map_err(|_| self.exhausted())?
             .map_err(|_| Error::Unavailable("the client is closed".into()))?;
-        while let Some(mut idle) = self.take_idle() {
-            if idle.since.elapsed() < CHECK_IDLE_AFTER || idle.connection.ping().await.is_ok() {
-                return Ok(self.lend(idle.connection, slot));
+        let mut lent = self.lend(repeat == Repeat::Never).await?;
+        // A copy of the call (it borrows what it sends), in case it must go out again.
+        let again = work.clone();
+        let outcome = work(&mut lent.connection).await;
+        let stale = lent.unchecked && outcome.as_ref().is_err_and(connection_lost);
+        if repeat == Repeat::Safe && stale {
+            // The connection died while idle: most likely the statement never reached a
+            // server, and either way it may run again. The dead connection is dropped.
+            drop(lent);
+            let mut lent = self.lend(true).await?;
+            let outcome = again(&mut lent.connection).await;
+            return Ok(lent.finish(outcome));
+        }
+        Ok(lent.finish(outcome))
+    }
+
+    /// A connection: an idle one if there is one, a new one otherwise. With `check`, idle
+    /// connections are pinged first and those that fail are dropped.
+    async fn lend(&self, check: bool) -> Result<Lent<'_>> {
+        while let Some(mut connection) = self.take_idle() {
+            if !check {
+                return Ok(self.lent(connection, true));
+            }
+            // A ping that does not come back within the connect timeout (a network that drops
+            // packets rather than refusing them) counts as failed.
+            let ping = tokio::time::timeout(self.connect_timeout, connection.ping()).await;
+            if matches!(ping, Ok(Ok(()))) {
+                return Ok(self.lent(connection, false));
             }
         }
         let connection = tokio::time::timeout(self.connect_timeout, tls::connect(&self.options))
@@ -77,88 +128,67 @@ impl Pool {
                     self.connect_timeout
                 ))
             })??;
-        Ok(self.lend(connection, slot))
+        Ok(self.lent(connection, false))
     }
 
-    /// Runs `work` on a connection and returns its outcome; the outer error is the pool's
-    /// (no connection), the inner one the statement's.
-    pub async fn run<T>(
-        &self,
-        work: impl AsyncFnOnce(&mut PgConnection) -> sqlx::Result<T>,
-    ) -> Result<sqlx::Result<T>> {
-        let mut connection = self.acquire().await?;
-        let outcome = work(&mut connection).await;
-        Ok(connection.finish(outcome))
+    fn lent(&self, connection: PgConnection, unchecked: bool) -> Lent<'_> {
+        Lent {
+            pool: self,
+            connection,
+            unchecked,
+        }
     }
 
-    fn take_idle(&self) -> Option<Idle> {
+    fn take_idle(&self) -> Option<PgConnection> {
         self.idle
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .pop()
     }
 
-    fn lend<'a>(
-        &'a self,
-        connection: PgConnection,
-        slot: SemaphorePermit<'a>,
-    ) -> PooledConnection<'a> {
-        PooledConnection {
-            pool: self,
-            connection: Some(connection),
-            _slot: slot,
-        }
+    fn exhausted(&self) -> Error {
+        let connections = match self.size {
+            1 => "the only connection".to_owned(),
+            n => format!("all {n} connections"),
+        };
+        let were = if self.size == 1 { "was" } else { "were" };
+        Error::PoolExhausted(format!(
+            "{connections} of FlexiQ's pool for schema {} {were} busy for {:?}; raise poolSize \
+             or acquireTimeout, or look for long-running statements",
+            self.schema, self.acquire_timeout
+        ))
     }
 }
 
-impl PooledConnection<'_> {
+impl Lent<'_> {
     /// Returns the outcome of what ran on this connection, and the connection to the pool
-    /// unless that outcome leaves it unusable: an I/O or protocol failure, or the server
-    /// ending the session.
-    fn finish<T>(mut self, outcome: sqlx::Result<T>) -> sqlx::Result<T> {
+    /// unless that outcome leaves it unusable: a lost connection, or any failure but a refused
+    /// statement (a row that did not decode, say, may leave it mid-reply).
+    fn finish<T>(self, outcome: sqlx::Result<T>) -> sqlx::Result<T> {
         let reusable = match &outcome {
             Ok(_) => true,
-            Err(e) => session_survives(e),
+            Err(e @ sqlx::Error::Database(_)) => !connection_lost(e),
+            Err(_) => false,
         };
-        if let (true, Some(connection)) = (reusable, self.connection.take()) {
+        if reusable {
             self.pool
                 .idle
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .push(Idle {
-                    connection,
-                    since: Instant::now(),
-                });
+                .push(self.connection);
         }
         outcome
     }
 }
 
-/// Whether a connection is still in a known state after this error: a statement the server
-/// refused leaves the session as it was, unless the refusal is the server ending it.
-fn session_survives(e: &sqlx::Error) -> bool {
+/// Whether this error means the connection is gone: an I/O, TLS or protocol failure, or the
+/// server ending the session (connection exceptions, 08; shutdown, crash, idle timeout, 57P).
+fn connection_lost(e: &sqlx::Error) -> bool {
     match e {
-        sqlx::Error::Database(d) => !d
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Database(d) => d
             .code()
             .is_some_and(|c| c.starts_with("08") || c.starts_with("57P")),
         _ => false,
-    }
-}
-
-impl Deref for PooledConnection<'_> {
-    type Target = PgConnection;
-
-    fn deref(&self) -> &PgConnection {
-        self.connection
-            .as_ref()
-            .unwrap_or_else(|| unreachable!("a lent connection is held until finish"))
-    }
-}
-
-impl DerefMut for PooledConnection<'_> {
-    fn deref_mut(&mut self) -> &mut PgConnection {
-        self.connection
-            .as_mut()
-            .unwrap_or_else(|| unreachable!("a lent connection is held until finish"))
     }
 }

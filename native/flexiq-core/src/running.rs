@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
+use crate::pool::Repeat;
 use crate::validate;
 
 /// Checkpoints are for small values: a stage's result, an external id.
@@ -55,7 +56,9 @@ impl Client {
     ) -> Result<Vec<ClaimedJob>> {
         let claimed = self
             .pool
-            .run(async |c| {
+            // A repeat claims other jobs; those of a first run that took effect wait for their
+            // lease to pass, as they would if this call failed.
+            .run(Repeat::Safe, async |c| {
                 sqlx::query_as(&self.sql.claim)
                     .bind(queues)
                     .bind(tasks)
@@ -76,7 +79,7 @@ impl Client {
     pub async fn recover_claim(&self, token: i64, lease: Duration) -> Result<Vec<ClaimedJob>> {
         let recovered = self
             .pool
-            .run(async |c| {
+            .run(Repeat::Safe, async |c| {
                 sqlx::query_as(&self.sql.recover_claim)
                     .bind(token)
                     .bind(millis(lease))
@@ -97,7 +100,7 @@ impl Client {
         let (ids, numbers) = columns(attempts);
         let kept: Vec<i64> = self
             .pool
-            .run(async |c| {
+            .run(Repeat::Safe, async |c| {
                 sqlx::query_scalar(&self.sql.extend_leases)
                     .bind(&ids)
                     .bind(&numbers)
@@ -115,7 +118,8 @@ impl Client {
         let (ids, numbers) = columns(attempts);
         let done: Vec<i64> = self
             .pool
-            .run(async |c| {
+            // Completion is guarded by the attempt: a repeat changes nothing more.
+            .run(Repeat::Safe, async |c| {
                 sqlx::query_scalar(&self.sql.complete_attempts)
                     .bind(&ids)
                     .bind(&numbers)
@@ -143,7 +147,8 @@ impl Client {
         }
         let saved = self
             .pool
-            .run(async |c| {
+            // A repeat stores the same value again.
+            .run(Repeat::Safe, async |c| {
                 sqlx::query(&self.sql.save_checkpoint)
                     .bind(attempt.job_id)
                     .bind(attempt.attempt)
@@ -160,7 +165,7 @@ impl Client {
     pub async fn checkpoint(&self, job_id: i64, name: &str) -> Result<Option<Vec<u8>>> {
         let value = self
             .pool
-            .run(async |c| {
+            .run(Repeat::Safe, async |c| {
                 sqlx::query_scalar(&self.sql.checkpoint)
                     .bind(job_id)
                     .bind(name)
@@ -177,7 +182,8 @@ impl Client {
         let error = storable_error(error);
         let failed = self
             .pool
-            .run(async |c| {
+            // Guarded by the attempt: a repeat of a recorded failure changes nothing.
+            .run(Repeat::Safe, async |c| {
                 sqlx::query_as(&self.sql.fail_attempt)
                     .bind(attempt.job_id)
                     .bind(attempt.attempt)
@@ -194,7 +200,9 @@ impl Client {
     pub async fn rescue_expired(&self) -> Result<u64> {
         let moved = self
             .pool
-            .run(async |c| sqlx::query(&self.sql.rescue_expired).execute(c).await)
+            .run(Repeat::Safe, async |c| {
+                sqlx::query(&self.sql.rescue_expired).execute(c).await
+            })
             .await??;
         Ok(moved.rows_affected())
     }
@@ -205,7 +213,8 @@ impl Client {
         let (ids, numbers) = columns(attempts);
         let returned: i64 = self
             .pool
-            .run(async |c| {
+            // Guarded by the attempts: a repeat gives nothing back twice.
+            .run(Repeat::Safe, async |c| {
                 sqlx::query_scalar(&self.sql.return_attempts)
                     .bind(&ids)
                     .bind(&numbers)

@@ -22,6 +22,14 @@ pub fn name(what: &str, value: &str) -> Result<()> {
     non_empty_bounded_without_nul(what, value, MAX_NAME_BYTES)
 }
 
+/// The longest role name PostgreSQL keeps, in bytes (it cuts longer identifiers short).
+pub const MAX_ROLE_BYTES: usize = 63;
+
+/// Checks the name of a PostgreSQL role.
+pub fn role(name: &str) -> Result<()> {
+    non_empty_bounded_without_nul("role name", name, MAX_ROLE_BYTES)
+}
+
 /// Checks a task name.
 pub fn task_name(name: &str) -> Result<()> {
     non_empty_bounded_without_nul("task name", name, MAX_TASK_NAME_BYTES)

@@ -1,11 +1,15 @@
-//! PostgreSQL going away and coming back: calls fail fast and typed, and nothing is half-written.
+//! PostgreSQL going away and coming back: calls fail fast and typed while it is away, nothing
+//! is half-written, and once it is back no call fails for a connection from before.
 
 mod common;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::JobsLock;
 use flexiq_core::{Client, ClientConfig, Error, JobRequest, Outcome};
 use flexiq_local_pg::{LocalPostgres, Options};
+use tokio::task::JoinSet;
 
 fn batch(prefix: &str) -> Vec<JobRequest> {
     (0..50)
@@ -46,16 +50,12 @@ async fn calls_fail_within_the_connect_timeout_and_succeed_whole_once_the_server
     );
 
     server.restart().expect("restart");
-    // A pooled connection from before the outage fails its next call as unavailable (writing
-    // nothing) and is replaced.
-    let mut again = client.enqueue_many(&batch("during")).await;
-    for _ in 0..config.pool_size {
-        match again {
-            Err(Error::Unavailable(_)) => again = client.enqueue_many(&batch("during")).await,
-            _ => break,
-        }
-    }
-    let again = again.expect("after the outage");
+    // The pooled connection from before the outage is dead; the keyed batch runs again on a
+    // new one.
+    let again = client
+        .enqueue_many(&batch("during"))
+        .await
+        .expect("after the outage");
     assert!(
         again.iter().all(|e| e.outcome == Outcome::Accepted),
         "no entry was written during the outage"
@@ -70,6 +70,70 @@ async fn calls_fail_within_the_connect_timeout_and_succeed_whole_once_the_server
         .await
         .expect("count");
     assert_eq!((jobs, bindings), (100, 100));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pool_full_of_connections_from_before_a_restart_fails_no_call() {
+    let mut server = LocalPostgres::start(&Options {
+        durable: false,
+        ..Options::default()
+    })
+    .expect("start");
+    let mut config = ClientConfig::new(server.url());
+    config.schema = "restart".into();
+    config.migrate = true;
+    let client = Arc::new(Client::connect(&config).await.expect("connect"));
+
+    // Fill the pool: as many enqueues as it has connections, all held at once by a lock.
+    let mut lock = JobsLock::take(&server.url(), "restart").await;
+    let mut calls = JoinSet::new();
+    for i in 0..config.pool_size {
+        let client = client.clone();
+        calls.spawn(async move {
+            client
+                .enqueue(&JobRequest::new("t", format!("[{i}]").into_bytes()))
+                .await
+        });
+    }
+    lock.waiters(config.pool_size as usize).await;
+    lock.release().await;
+    while let Some(call) = calls.join_next().await {
+        call.expect("task").expect("before the restart");
+    }
+
+    server.shut_down().expect("shut down");
+    server.restart().expect("restart");
+
+    // Every pooled connection is dead now. Keyed and unkeyed enqueues alike succeed: keyed
+    // ones run again on a new connection, unkeyed ones only go out on a checked one.
+    for i in 0..20 {
+        let client = client.clone();
+        let request = JobRequest::new("t", format!("[{i}]").into_bytes());
+        let request = if i % 2 == 0 {
+            request.with_key(format!("after-{i}"))
+        } else {
+            request
+        };
+        calls.spawn(async move { client.enqueue(&request).await });
+    }
+    let mut failures = Vec::new();
+    while let Some(call) = calls.join_next().await {
+        match call.expect("task") {
+            Ok(enqueued) => assert_eq!(enqueued.outcome, Outcome::Accepted),
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    assert_eq!(failures, Vec::<String>::new());
+    let pool = sqlx::PgPool::connect(&server.url()).await.expect("pool");
+    let jobs: i64 = sqlx::query_scalar("SELECT count(*) FROM restart.jobs")
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    assert_eq!(
+        jobs,
+        i64::from(config.pool_size) + 20,
+        "each call wrote its job once"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

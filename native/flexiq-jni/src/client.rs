@@ -25,7 +25,7 @@ pub(crate) static CLIENTS: LazyLock<Handles<Client>> =
 const UNSET: i64 = i64::MIN;
 
 /// `static native long nativeConnect(String url, String schema, int poolSize,
-/// long connectTimeoutMillis, boolean migrate)`
+/// long connectTimeoutMillis, long acquireTimeoutMillis, boolean migrate)`
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeConnect<'local>(
     mut unowned: EnvUnowned<'local>,
@@ -34,6 +34,7 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeConnect<'local
     schema: JString<'local>,
     pool_size: jint,
     connect_timeout_millis: jlong,
+    acquire_timeout_millis: jlong,
     migrate: jboolean,
 ) -> jlong {
     unowned
@@ -46,6 +47,9 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeConnect<'local
                 })?,
                 connect_timeout: Duration::from_millis(
                     u64::try_from(connect_timeout_millis).unwrap_or(0),
+                ),
+                acquire_timeout: Duration::from_millis(
+                    u64::try_from(acquire_timeout_millis).unwrap_or(0),
                 ),
                 migrate,
             };

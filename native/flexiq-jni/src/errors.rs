@@ -34,6 +34,7 @@ const FLEXIQ: &str = "io/flexiq/FlexiQException";
 const PAYLOAD: &str = "io/flexiq/PayloadSerializationException";
 const STORAGE: &str = "io/flexiq/StorageException";
 const UNAVAILABLE: &str = "io/flexiq/StorageUnavailableException";
+const POOL_EXHAUSTED: &str = "io/flexiq/PoolExhaustedException";
 
 /// The Java class of every error but a conflict (which carries fields, see [`throw_conflict`]).
 fn java_class_of(err: &BridgeError) -> &'static str {
@@ -43,6 +44,7 @@ fn java_class_of(err: &BridgeError) -> &'static str {
         | BridgeError::BadArgument(_) => ILLEGAL_ARGUMENT,
         BridgeError::Core(Core::InvalidPayload(_)) => PAYLOAD,
         BridgeError::Core(Core::Unavailable(_)) => UNAVAILABLE,
+        BridgeError::Core(Core::PoolExhausted(_)) => POOL_EXHAUSTED,
         BridgeError::Core(Core::Storage(_)) => STORAGE,
         BridgeError::Closed(_) => ILLEGAL_STATE,
         BridgeError::Core(Core::Conflict(_))

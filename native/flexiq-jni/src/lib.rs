@@ -9,6 +9,7 @@ mod client;
 mod convert;
 mod diagnostics;
 mod errors;
+mod grants;
 mod handles;
 mod local_pg;
 mod recipe;

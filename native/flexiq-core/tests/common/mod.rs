@@ -37,11 +37,16 @@ pub async fn client() -> Client {
 }
 
 pub async fn client_with_pool(pool_size: u32) -> Client {
+    client_with(|config| config.pool_size = pool_size).await
+}
+
+/// A client on a schema of its own, migrated, configured by `configure` as well.
+pub async fn client_with(configure: impl FnOnce(&mut ClientConfig)) -> Client {
     let n = NEXT_SCHEMA.fetch_add(1, Ordering::Relaxed);
     let mut config = ClientConfig::new(server().url());
     config.schema = format!("t{}_{}", std::process::id(), n);
-    config.pool_size = pool_size;
     config.migrate = true;
+    configure(&mut config);
     Client::connect(&config).await.expect("connect and migrate")
 }
 
@@ -72,4 +77,93 @@ pub async fn execute(client: &Client, sql: &str) {
         .await
         .expect("statement");
     pool.close().await;
+}
+
+/// An exclusive lock on a schema's jobs table, held by a transaction on a connection of its
+/// own until released: FlexiQ's statements on that table wait for it, holding their
+/// connections.
+pub struct JobsLock {
+    connection: sqlx::PgConnection,
+    schema: String,
+}
+
+impl JobsLock {
+    pub async fn take(url: &str, schema: &str) -> JobsLock {
+        use sqlx::Connection;
+        let mut connection = sqlx::PgConnection::connect(url).await.expect("connect");
+        sqlx::raw_sql(&format!(
+            "BEGIN; LOCK TABLE {schema}.jobs IN ACCESS EXCLUSIVE MODE"
+        ))
+        .execute(&mut connection)
+        .await
+        .expect("lock");
+        JobsLock {
+            connection,
+            schema: schema.to_owned(),
+        }
+    }
+
+    /// Waits until `n` statements on the schema wait for a lock; returns their server
+    /// processes.
+    pub async fn waiters(&mut self, n: usize) -> Vec<i32> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            // Activity is read once per transaction unless the snapshot is cleared.
+            sqlx::query("SELECT pg_stat_clear_snapshot()")
+                .execute(&mut self.connection)
+                .await
+                .expect("clear");
+            let pids: Vec<i32> = sqlx::query_scalar(
+                "SELECT pid FROM pg_stat_activity
+                  WHERE wait_event_type = 'Lock' AND position($1 in query) > 0",
+            )
+            .bind(format!("{}.", self.schema))
+            .fetch_all(&mut self.connection)
+            .await
+            .expect("activity");
+            if pids.len() >= n {
+                return pids;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{} of {n} statements waited for the lock",
+                pids.len()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Ends the session of a server process, as an administrator or a failover would.
+    pub async fn terminate(&mut self, pid: i32) {
+        let ended: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
+            .bind(pid)
+            .fetch_one(&mut self.connection)
+            .await
+            .expect("terminate");
+        assert!(ended, "process {pid} was there to end");
+        // Gone before anything else happens, so that it cannot go on past a lock released next.
+        loop {
+            sqlx::query("SELECT pg_stat_clear_snapshot()")
+                .execute(&mut self.connection)
+                .await
+                .expect("clear");
+            let alive: bool =
+                sqlx::query_scalar("SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1)")
+                    .bind(pid)
+                    .fetch_one(&mut self.connection)
+                    .await
+                    .expect("activity");
+            if !alive {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
+    pub async fn release(mut self) {
+        sqlx::raw_sql("COMMIT")
+            .execute(&mut self.connection)
+            .await
+            .expect("release");
+    }
 }

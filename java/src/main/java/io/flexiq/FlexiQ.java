@@ -172,6 +172,41 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         return schema;
     }
 
+    /**
+     * Grants {@code role} what a producer needs on this client's schema, and no more: to
+     * enqueue (keyed, unkeyed, bulk) and read jobs. A producer cannot claim, cancel, complete or
+     * delete jobs. Call it on a client connected as the schema's owner; granting again changes
+     * nothing. The role then connects with {@code migrate(false)}.
+     *
+     * @throws IllegalArgumentException if the role does not exist or its name is not one
+     *     PostgreSQL keeps (empty, over 63 bytes, or with a NUL character)
+     */
+    public void grantProducer(String role) {
+        grant(role, NativeBridge.GRANT_PRODUCER);
+    }
+
+    /**
+     * Grants {@code role} what a {@link Worker} needs on this client's schema, and no more: to
+     * claim jobs, extend their leases, record attempts (retries, dead letters), give jobs back,
+     * rescue expired leases and keep checkpoints. A worker cannot enqueue, delete jobs, change
+     * their payloads or keys, or truncate or drop anything; grant a role that also enqueues
+     * both sets. Call it as the schema's owner; granting again changes nothing.
+     *
+     * @throws IllegalArgumentException if the role does not exist or its name is not one
+     *     PostgreSQL keeps (empty, over 63 bytes, or with a NUL character)
+     */
+    public void grantWorker(String role) {
+        grant(role, NativeBridge.GRANT_WORKER);
+    }
+
+    private void grant(String role, int grant) {
+        requireOpen();
+        if (role == null || role.isEmpty()) {
+            throw new IllegalArgumentException("role must not be empty");
+        }
+        NativeBridge.grant(handle, role, grant);
+    }
+
     /** Starts a builder for a {@link Worker} running this client's jobs. */
     public Worker.Builder worker() {
         requireOpen();
@@ -279,6 +314,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         private int poolSize = 10;
         private String schema = "flexiq";
         private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration acquireTimeout = Duration.ofSeconds(30);
         private boolean migrate;
         private PayloadSerializer serializer;
 
@@ -308,9 +344,23 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             return this;
         }
 
-        /** How long a call waits for a connection before failing as unavailable (default 5 s). */
+        /**
+         * How long opening a connection to PostgreSQL may take before the call fails with
+         * {@link StorageUnavailableException} (default 5 s).
+         */
         public Builder connectTimeout(Duration timeout) {
             this.connectTimeout = Durations.positive("connectTimeout", timeout);
+            return this;
+        }
+
+        /**
+         * How long a call waits for one of the pool's connections when all are busy, before it
+         * fails with {@link PoolExhaustedException} (default 30 s; zero fails at once). Separate
+         * from {@link #connectTimeout}: a busy pool means slow or blocked statements, not an
+         * unreachable server.
+         */
+        public Builder acquireTimeout(Duration timeout) {
+            this.acquireTimeout = Durations.nonNegative("acquireTimeout", timeout);
             return this;
         }
 
@@ -336,7 +386,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
          */
         public FlexiQ build() {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
-            long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(), migrate);
+            long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(),
+                    acquireTimeout.toMillis(), migrate);
             return new FlexiQ(handle, schema, s);
         }
     }

@@ -1,9 +1,11 @@
 package io.flexiq;
 
 /**
- * PostgreSQL could not be reached within the client's connect timeout, or not over TLS as the
- * URL's {@code sslmode} demands (the message says why). Nothing was written; the call may be
- * repeated once the database is back (a keyed enqueue then resolves as usual).
+ * PostgreSQL could not be used for now: it could not be reached within the client's connect
+ * timeout, not over TLS as the URL's {@code sslmode} demands, it refused new connections (too
+ * many clients), or, as {@link PoolExhaustedException}, none of the client's connections came
+ * free in time; the message says which. Nothing was written; the call may be repeated later (a
+ * keyed enqueue then resolves as usual).
  */
 public class StorageUnavailableException extends StorageException {
     private static final long serialVersionUID = 1L;

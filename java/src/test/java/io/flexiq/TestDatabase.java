@@ -28,9 +28,33 @@ final class TestDatabase {
         return url().replaceFirst("^postgres://postgres@", "jdbc:postgresql://") + "?user=postgres";
     }
 
+    /** The server's URL for another role; the server trusts local connections, so no password. */
+    static String url(String role) {
+        return url().replaceFirst("^postgres://postgres@", "postgres://" + role + "@");
+    }
+
+    /** A JDBC connection to the server as {@code role}. */
+    static java.sql.Connection jdbc(String role) throws java.sql.SQLException {
+        String jdbc = url().replaceFirst("^postgres://postgres@", "jdbc:postgresql://") + "?user="
+                + java.net.URLEncoder.encode(role, java.nio.charset.StandardCharsets.UTF_8);
+        return java.sql.DriverManager.getConnection(jdbc);
+    }
+
+    /** Runs statements as the superuser, over JDBC. */
+    static void execute(String... statements) throws java.sql.SQLException {
+        try (java.sql.Connection c = jdbc("postgres"); java.sql.Statement s = c.createStatement()) {
+            for (String statement : statements) {
+                s.execute(statement);
+            }
+        }
+    }
+
     /** Runs a query returning one number, over JDBC. */
     static long scalar(String sql) throws java.sql.SQLException {
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl());
+    }
+
+        try (java.sql.Connection c = jdbc("postgres");
                 java.sql.Statement s = c.createStatement();
                 java.sql.ResultSet r = s.executeQuery(sql)) {
             r.next();

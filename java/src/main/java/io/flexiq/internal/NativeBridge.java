@@ -60,9 +60,10 @@ public final class NativeBridge {
     }
 
     /** Connects a client; returns its handle. */
-    public static long connect(String url, String schema, int poolSize, long connectTimeoutMillis, boolean migrate) {
+    public static long connect(String url, String schema, int poolSize, long connectTimeoutMillis,
+            long acquireTimeoutMillis, boolean migrate) {
         ensureLoaded();
-        return nativeConnect(url, schema, poolSize, connectTimeoutMillis, migrate);
+        return nativeConnect(url, schema, poolSize, connectTimeoutMillis, acquireTimeoutMillis, migrate);
     }
 
     /** Forgets a client handle; its connections close once running calls return. */
@@ -108,6 +109,17 @@ public final class NativeBridge {
     public static boolean jobAction(long client, long jobId, int action) {
         ensureLoaded();
         return nativeJobAction(client, jobId, action);
+    }
+
+    /** {@link #grant}: what a producer needs to enqueue and read jobs. */
+    public static final int GRANT_PRODUCER = 0;
+    /** {@link #grant}: what a worker needs to run jobs. */
+    public static final int GRANT_WORKER = 1;
+
+    /** Grants {@code role} one of the {@code GRANT_*} privilege sets on the client's schema. */
+    public static void grant(long client, String role, int grant) {
+        ensureLoaded();
+        nativeGrant(client, role, grant);
     }
 
     /** Deletes expired key bindings; returns how many. */
@@ -243,7 +255,7 @@ public final class NativeBridge {
     private static native void nativePanicForTest(String message);
 
     private static native long nativeConnect(String url, String schema, int poolSize, long connectTimeoutMillis,
-            boolean migrate);
+            long acquireTimeoutMillis, boolean migrate);
 
     private static native void nativeClose(long client);
 
@@ -258,6 +270,8 @@ public final class NativeBridge {
     private static native String nativeGetJob(long client, long jobId);
 
     private static native boolean nativeJobAction(long client, long jobId, int action);
+
+    private static native void nativeGrant(long client, String role, int grant);
 
     private static native long nativeExpireKeys(long client);
 

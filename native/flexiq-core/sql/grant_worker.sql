@@ -1,0 +1,20 @@
+-- Grants a worker's privileges on the schema to the role named by the setting flexiq.grantee
+-- (set in the same transaction; %I quotes it): enough to claim jobs, keep their leases, record
+-- how attempts ended, give jobs back, rescue expired leases and keep checkpoints. Nothing that
+-- deletes a job or touches its payload or key.
+DO $$
+DECLARE
+    v_role text := current_setting('flexiq.grantee');
+BEGIN
+    EXECUTE format('GRANT USAGE ON SCHEMA {schema} TO %I', v_role);
+    EXECUTE format('GRANT SELECT ON {schema}.jobs TO %I', v_role);
+    -- The columns an attempt moves; the key columns follow by trigger when a job finishes.
+    EXECUTE format('GRANT UPDATE (state, attempt, run_at, started_at, finished_at,
+                    lease_expires_at, last_error) ON {schema}.jobs TO %I', v_role);
+    EXECUTE format('GRANT SELECT, INSERT ON {schema}.checkpoints TO %I', v_role);
+    EXECUTE format('GRANT UPDATE (value, attempt, saved_at) ON {schema}.checkpoints TO %I',
+                   v_role);
+    -- Giving jobs back announces them to idle workers.
+    EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.announce TO %I', v_role);
+END
+$$

@@ -1,0 +1,207 @@
+//! Roles other than the owner: a producer enqueues and reads, a worker runs jobs, and each is
+//! refused what the other (or only the owner) may do. PUBLIC's EXECUTE on the schema's
+//! functions is revoked first, as hardened databases do, so the grants must name what they need.
+
+mod common;
+
+use std::time::Duration;
+
+use flexiq_core::{Attempt, Client, ClientConfig, Error, Grant, JobRequest, Outcome};
+
+const LEASE: Duration = Duration::from_secs(30);
+
+fn job(n: i64) -> JobRequest {
+    JobRequest::new("t", format!("[{n}]").into_bytes())
+}
+
+/// A schema whose functions PUBLIC may not execute, with a LOGIN role granted `grant` on it;
+/// its owner's client, a client connected as the role, and the role's URL.
+async fn restricted(grant: Grant) -> (Client, Client, String) {
+    let owner = common::client().await;
+    common::execute(
+        &owner,
+        "REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA {schema} FROM PUBLIC",
+    )
+    .await;
+    // Mixed case and a dash: the role name must be quoted to be found at all.
+    let role = format!("{}-{grant:?}", owner.schema());
+    common::execute(&owner, &format!("CREATE ROLE \"{role}\" LOGIN")).await;
+    owner.grant(&role, grant).await.expect("grant");
+    owner.grant(&role, grant).await.expect("granting again");
+    let url = common::server()
+        .url()
+        .replacen("postgres@", &format!("{role}@"), 1);
+    let mut config = ClientConfig::new(&url);
+    config.schema = owner.schema().to_owned();
+    let client = Client::connect(&config).await.expect("connect as the role");
+    (owner, client, url)
+}
+
+/// Runs `sql` (`{schema}` replaced) as the role of `url`; it must be refused.
+async fn refused_sql(url: &str, owner: &Client, sql: &str) {
+    use sqlx::Connection;
+    let mut connection = sqlx::PgConnection::connect(url).await.expect("connect");
+    let outcome = sqlx::raw_sql(&sql.replace("{schema}", owner.schema()))
+        .execute(&mut connection)
+        .await;
+    let code = outcome
+        .as_ref()
+        .err()
+        .and_then(|e| e.as_database_error()?.code());
+    assert_eq!(
+        code.as_deref(),
+        Some("42501"),
+        "{sql}: expected insufficient privilege, got {outcome:?}"
+    );
+}
+
+fn refused<T: std::fmt::Debug>(what: &str, outcome: Result<T, Error>) {
+    match outcome {
+        Err(Error::Storage(m)) if m.contains("permission denied") => {}
+        other => panic!("{what}: expected permission denied, got {other:?}"),
+    }
+}
+
+fn claim_tasks() -> (Vec<String>, Vec<String>) {
+    (vec!["default".to_string()], vec!["t".to_string()])
+}
+
+#[tokio::test]
+async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
+    let (owner, producer, url) = restricted(Grant::Producer).await;
+    let unkeyed = producer.enqueue(&job(1)).await.expect("unkeyed").job_id;
+    let keyed = producer
+        .enqueue(&job(2).with_key("k"))
+        .await
+        .expect("keyed");
+    assert_eq!(keyed.outcome, Outcome::Accepted);
+    let replay = producer
+        .enqueue(&job(2).with_key("k"))
+        .await
+        .expect("replay");
+    assert_eq!(
+        (replay.job_id, replay.outcome),
+        (keyed.job_id, Outcome::Replayed)
+    );
+    let bulk = producer
+        .enqueue_many(&[job(3), job(4).with_key("k4"), job(2).with_key("k")])
+        .await
+        .expect("bulk");
+    assert_eq!(bulk[2].job_id, keyed.job_id);
+
+    // A key whose retention window has closed is released by the producer's next enqueue.
+    let mut retained = job(5).with_key("retained");
+    retained.key_retention_ms = Some(300);
+    let first = producer.enqueue(&retained).await.expect("retained").job_id;
+    assert!(owner.mark_completed(first).await.expect("complete"));
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let second = producer.enqueue(&retained).await.expect("after retention");
+    assert_eq!(second.outcome, Outcome::Accepted);
+    assert_ne!(second.job_id, first);
+
+    assert!(producer.get_job(unkeyed).await.expect("read").is_some());
+    let (queues, tasks) = claim_tasks();
+    refused("claim", producer.claim(&queues, &tasks, 10, LEASE).await);
+    refused("cancel", producer.cancel(unkeyed).await);
+    refused("mark completed", producer.mark_completed(unkeyed).await);
+    refused("purge", producer.purge(unkeyed).await);
+    refused("rescue", producer.rescue_expired().await);
+    refused_sql(&url, &owner, "DELETE FROM {schema}.jobs").await;
+    refused_sql(&url, &owner, "UPDATE {schema}.jobs SET state = 'cancelled'").await;
+    refused_sql(&url, &owner, "TRUNCATE {schema}.jobs").await;
+    assert_eq!(common::job_count(&owner).await, 6);
+}
+
+#[tokio::test]
+async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
+    let (owner, worker, url) = restricted(Grant::Worker).await;
+    let mut request = job(1).with_key("w");
+    request.retry.initial_ms = 0;
+    request.retry.max_ms = 0;
+    let id = owner.enqueue(&request).await.expect("enqueue").job_id;
+    let (queues, tasks) = claim_tasks();
+
+    let first = worker
+        .claim(&queues, &tasks, 10, LEASE)
+        .await
+        .expect("claim");
+    let attempt = Attempt {
+        job_id: id,
+        attempt: first[0].attempt,
+    };
+    assert_eq!(
+        worker
+            .extend_leases(&[attempt], LEASE)
+            .await
+            .expect("extend"),
+        [attempt]
+    );
+    assert!(worker
+        .save_checkpoint(attempt, "stage", b"done")
+        .await
+        .expect("checkpoint"));
+    assert!(worker
+        .save_checkpoint(attempt, "stage", b"done again")
+        .await
+        .expect("checkpoint over"));
+    let failed = worker.fail(attempt, "boom").await.expect("fail");
+    assert_eq!(failed.map(|f| f.state), Some("retryable".to_string()));
+
+    let second = worker
+        .claim(&queues, &tasks, 10, LEASE)
+        .await
+        .expect("claim again");
+    let attempt = Attempt {
+        job_id: id,
+        attempt: second[0].attempt,
+    };
+    assert_eq!(
+        worker.checkpoint(id, "stage").await.expect("read"),
+        Some(b"done again".to_vec())
+    );
+    assert_eq!(
+        worker.complete(&[attempt]).await.expect("complete"),
+        [attempt]
+    );
+    let done = owner.get_job(id).await.expect("read").expect("job");
+    assert_eq!(
+        (done.state.as_str(), done.attempt, done.key_held),
+        ("completed", 2, false)
+    );
+
+    let other = owner.enqueue(&job(2)).await.expect("enqueue").job_id;
+    let claimed = worker
+        .claim(&queues, &tasks, 10, LEASE)
+        .await
+        .expect("claim");
+    let back = Attempt {
+        job_id: other,
+        attempt: claimed[0].attempt,
+    };
+    assert_eq!(worker.return_attempts(&[back]).await.expect("give back"), 1);
+    worker.rescue_expired().await.expect("rescue");
+
+    refused("purge", worker.purge(id).await);
+    refused("enqueue", worker.enqueue(&job(3)).await);
+    refused_sql(&url, &owner, "DELETE FROM {schema}.jobs").await;
+    refused_sql(&url, &owner, "DELETE FROM {schema}.checkpoints").await;
+    refused_sql(&url, &owner, "TRUNCATE {schema}.jobs").await;
+    refused_sql(&url, &owner, "UPDATE {schema}.jobs SET payload = ''").await;
+    refused_sql(&url, &owner, "DROP TABLE {schema}.checkpoints").await;
+    assert_eq!(common::job_count(&owner).await, 2);
+}
+
+#[tokio::test]
+async fn a_role_name_is_quoted_never_spliced_into_the_grant() {
+    let owner = common::client().await;
+    let hostile = format!("x\"; DROP TABLE {}.jobs; --", owner.schema());
+    match owner.grant(&hostile, Grant::Producer).await {
+        Err(Error::InvalidArgument(m)) => assert!(m.contains("does not exist"), "{m}"),
+        other => panic!("expected an unknown role, got {other:?}"),
+    }
+    assert_eq!(
+        common::job_count(&owner).await,
+        0,
+        "the jobs table is there"
+    );
+}
