@@ -51,9 +51,6 @@ final class TestDatabase {
 
     /** Runs a query returning one number, over JDBC. */
     static long scalar(String sql) throws java.sql.SQLException {
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl());
-    }
-
         try (java.sql.Connection c = jdbc("postgres");
                 java.sql.Statement s = c.createStatement();
                 java.sql.ResultSet r = s.executeQuery(sql)) {
