@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flexiq.EnqueueTest.Order;
-import io.flexiq.internal.NativeBridge;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -76,9 +75,8 @@ class PrivilegesTest {
                 assertEquals(keyedBulk, producer.enqueueMany(EnqueueTest.CHARGE, orders, derived), "replayed");
                 assertTrue(producer.getJob(unkeyed).isPresent());
 
-                refused("claim", () -> NativeBridge.claim(producer.handle(), new String[] {"default"},
-                        new String[] {EnqueueTest.CHARGE.name()}, 1, 30_000, new long[1], new int[1], new int[1],
-                        new long[1], new int[1], new int[1], new byte[1][]));
+                refused("claim", () -> new NativeWorkerStore(producer.handle()).claim(new String[] {"default"},
+                        new String[] {EnqueueTest.CHARGE.name()}, 1, 30_000, 1, new ClaimBuffer(1)));
                 refused("cancel", () -> producer.cancel(unkeyed));
                 refused("mark completed", () -> producer.markCompleted(unkeyed));
                 refused("purge", () -> producer.purge(unkeyed));
