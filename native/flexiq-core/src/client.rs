@@ -104,7 +104,7 @@ impl Client {
             .map_err(|e| Error::InvalidArgument(format!("not a PostgreSQL URL: {e}")))?;
         let client = Client {
             sql: Statements::for_schema(&schema),
-            wakeups: Wakeups::new(options.clone(), schema.name()),
+            wakeups: Wakeups::new(options.clone(), schema.channel()),
             pool: Pool::new(options, config.pool_size, config.connect_timeout),
             schema,
         };
