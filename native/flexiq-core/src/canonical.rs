@@ -107,8 +107,9 @@ impl Reading<'_> {
         if value.is_normal() && significant_digits(literal) <= 15 {
             return Ok(());
         }
-        let canonical = canonical_number(value);
-        if Decimal::parse(literal) != Decimal::parse(&canonical) {
+        let mut buffer = ryu_js::Buffer::new();
+        let canonical = buffer.format_finite(value);
+        if Decimal::parse(literal) != Decimal::parse(canonical) {
             return Err(format!(
                 "the number {literal} at {} is not exactly an IEEE 754 double, the only kind of \
                  number canonical JSON has: it would become {canonical}; carry such numbers as \
@@ -120,8 +121,9 @@ impl Reading<'_> {
     }
 
     fn beyond_max_exact_integer(&self, literal: &str, value: f64) -> String {
-        let canonical = canonical_number(value);
-        let rounded = if Decimal::parse(literal) == Decimal::parse(&canonical) {
+        let mut buffer = ryu_js::Buffer::new();
+        let canonical = buffer.format_finite(value);
+        let rounded = if Decimal::parse(literal) == Decimal::parse(canonical) {
             String::new()
         } else {
             format!(" (this one would become {canonical})")
@@ -254,39 +256,28 @@ impl<'a> NumberLiterals<'a> {
     }
 }
 
-/// A number's canonical (ECMAScript) text.
-fn canonical_number(value: f64) -> String {
-    ryu_js::Buffer::new().format_finite(value).to_owned()
-}
-
 /// How many significant digits a number literal has (`0.0120e5` has 3).
 fn significant_digits(literal: &str) -> usize {
-    let mantissa = literal.split(['e', 'E']).next().unwrap_or_default();
-    let (mut count, mut zeros_pending) = (0, 0);
-    for digit in mantissa.bytes().filter(u8::is_ascii_digit) {
-        if digit != b'0' {
-            count += zeros_pending + 1;
-            zeros_pending = 0;
-        } else if count > 0 {
-            zeros_pending += 1;
-        }
-    }
-    count
+    Decimal::parse(literal).digits().count()
 }
 
-/// A decimal number as written: sign, significant digits (no leading or trailing zeros, empty
+/// A decimal number as written: sign, significant digits (no leading or trailing zeros, none
 /// for zero) and the power of ten they are multiplied by. Two texts of the same value compare
-/// equal, whatever their notation.
-#[derive(Debug, PartialEq, Eq)]
-struct Decimal {
+/// equal, whatever their notation. Borrows the text: numbers are checked on every enqueue.
+#[derive(Debug)]
+struct Decimal<'a> {
     negative: bool,
-    digits: Vec<u8>,
+    int: &'a str,
+    frac: &'a str,
+    /// The significant digits' range within `int` followed by `frac`.
+    first: usize,
+    end: usize,
     exponent: i64,
 }
 
-impl Decimal {
+impl<'a> Decimal<'a> {
     /// Reads a JSON number literal, or an ECMAScript-formatted one (`1e+21`).
-    fn parse(text: &str) -> Decimal {
+    fn parse(text: &'a str) -> Decimal<'a> {
         let (negative, unsigned) = match text.strip_prefix('-') {
             Some(rest) => (true, rest),
             None => (false, text),
@@ -296,38 +287,56 @@ impl Decimal {
             None => (unsigned, 0),
         };
         let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        let all: Vec<u8> = int.bytes().chain(frac.bytes()).collect();
-        match (
-            all.iter().position(|d| *d != b'0'),
-            all.iter().rposition(|d| *d != b'0'),
-        ) {
-            (Some(first), Some(last)) => Decimal {
-                negative,
-                digits: all[first..=last].to_vec(),
-                exponent: exponent - frac.len() as i64 + (all.len() - 1 - last) as i64,
-            },
-            // Zero, of either sign: one value.
-            _ => Decimal {
-                negative: false,
-                digits: Vec::new(),
-                exponent: 0,
+        let all = || int.bytes().chain(frac.bytes());
+        let len = int.len() + frac.len();
+        let first = all().position(|d| d != b'0').unwrap_or(len);
+        let zeros_after = all().rev().position(|d| d != b'0').unwrap_or(len);
+        let end = (len - zeros_after).max(first);
+        Decimal {
+            // Zero, of either sign, is one value.
+            negative: negative && first < end,
+            int,
+            frac,
+            first,
+            end,
+            exponent: if first < end {
+                exponent - frac.len() as i64 + zeros_after as i64
+            } else {
+                0
             },
         }
+    }
+
+    fn digits(&self) -> impl Iterator<Item = u8> + 'a {
+        self.int
+            .bytes()
+            .chain(self.frac.bytes())
+            .skip(self.first)
+            .take(self.end - self.first)
     }
 
     /// Whether this integer's magnitude is beyond 2^53.
     fn exceeds_max_exact_integer(&self) -> bool {
         const LIMIT: &[u8] = b"9007199254740992";
-        let integer_digits = self.digits.len() as i64 + self.exponent;
+        let count = self.end - self.first;
+        let integer_digits = count as i64 + self.exponent;
         match integer_digits.cmp(&(LIMIT.len() as i64)) {
             Ordering::Less => false,
             Ordering::Greater => true,
             Ordering::Equal => {
-                let zeros = std::iter::repeat_n(b'0', self.exponent.max(0) as usize);
-                let padded: Vec<u8> = self.digits.iter().copied().chain(zeros).collect();
-                padded.as_slice() > LIMIT
+                let zeros = std::iter::repeat_n(b'0', LIMIT.len().saturating_sub(count));
+                self.digits().chain(zeros).cmp(LIMIT.iter().copied()) == Ordering::Greater
             }
         }
+    }
+}
+
+impl PartialEq for Decimal<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.negative == other.negative
+            && self.exponent == other.exponent
+            && self.end - self.first == other.end - other.first
+            && self.digits().eq(other.digits())
     }
 }
 
