@@ -5,6 +5,10 @@ For every vector in tests/vectors/auto_keys.json this script parses the producer
 text, re-serializes it with its own RFC 8785 (JSON Canonicalization Scheme) implementation,
 compares the result byte for byte with `canonical`, then recomputes
 "auto:" + hex(sha256(utf8(task) || 0x00 || canonical))[:32] and compares it with `key`.
+Every entry of `invalid` must be refused, for the `reason` it names: FlexiQ refuses what
+canonical JSON cannot hold exactly rather than change it (integers beyond 2^53, numbers a
+double does not hold to the digits given, NaN, nesting deeper than 128, unpaired surrogates,
+repeated member names).
 It shares no code with the Rust core, so agreement means two implementations agree.
 
 Usage: python3 tests/check_vectors.py [path/to/auto_keys.json]
@@ -13,6 +17,7 @@ Prints one line per failure and ends with "N passed, M failed". Exits non-zero i
 failed or if the file holds fewer than MIN_VECTORS vectors.
 """
 
+import decimal
 import hashlib
 import json
 import math
@@ -22,12 +27,19 @@ import struct
 import sys
 
 MIN_VECTORS = 30
+MIN_INVALID = 10
+MAX_DEPTH = 128
+MAX_EXACT_INTEGER = 2 ** 53
 KEY_PATTERN = re.compile(r"auto:[0-9a-f]{32}\Z")
 DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors", "auto_keys.json")
 
 
 class CanonicalizationError(ValueError):
-    """The payload is not JSON that RFC 8785 can canonicalize."""
+    """The payload is not JSON that RFC 8785 can canonicalize; `reason` is the vectors' word."""
+
+    def __init__(self, message, reason="not JSON"):
+        super().__init__(message)
+        self.reason = reason
 
 
 # --- numbers: ECMAScript Number.prototype.toString (RFC 8785 section 3.2.2.3) -------------------
@@ -88,7 +100,8 @@ def format_string(value):
     for ch in value:
         cp = ord(ch)
         if 0xD800 <= cp <= 0xDFFF:
-            raise CanonicalizationError("lone surrogate U+%04X cannot be written as UTF-8" % cp)
+            raise CanonicalizationError("lone surrogate U+%04X cannot be written as UTF-8" % cp,
+                                        "unpaired surrogate")
         if cp in _SHORT_ESCAPES:
             out.append(_SHORT_ESCAPES[cp])
         elif cp < 0x20:
@@ -106,7 +119,9 @@ def _utf16_units(key):
 
 # --- values ---------------------------------------------------------------------------------------
 
-def serialize(value):
+def serialize(value, depth=0):
+    if isinstance(value, (list, dict)) and depth >= MAX_DEPTH:
+        raise CanonicalizationError("nested deeper than %d levels" % MAX_DEPTH, "nesting")
     if value is None:
         return "null"
     if value is True:
@@ -118,23 +133,37 @@ def serialize(value):
     if isinstance(value, str):
         return format_string(value)
     if isinstance(value, list):
-        return "[" + ",".join(serialize(item) for item in value) + "]"
+        return "[" + ",".join(serialize(item, depth + 1) for item in value) + "]"
     if isinstance(value, dict):
         members = sorted(value.items(), key=lambda item: _utf16_units(item[0]))
-        return "{" + ",".join(format_string(k) + ":" + serialize(v) for k, v in members) + "}"
+        return "{" + ",".join(format_string(k) + ":" + serialize(v, depth + 1) for k, v in members) + "}"
     raise CanonicalizationError("unexpected value %r" % (value,))
 
 
-def _parse_number(text):
-    # Decimal text straight to the nearest double (float() rounds correctly), for integers too.
+def _parse_int(text):
+    # Python's int is exact, so the limit is checked on the integer itself.
+    if abs(int(text)) > MAX_EXACT_INTEGER:
+        raise CanonicalizationError("integer %s is beyond 2^53" % text, "integer beyond 2^53")
+    return float(text)
+
+
+def _parse_float(text):
+    # Decimal text straight to the nearest double (float() rounds correctly).
     number = float(text)
     if math.isinf(number):
-        raise CanonicalizationError("number %s does not fit in a double" % text)
+        raise CanonicalizationError("number %s does not fit in a double" % text, "inexact number")
+    # Doubles from 2^53 up to 10^21 are written as integers beyond 2^53.
+    if MAX_EXACT_INTEGER < abs(number) < 1e21:
+        raise CanonicalizationError("number %s is an integer beyond 2^53" % text, "integer beyond 2^53")
+    # The canonical text must be the same number as the one given, to the last digit.
+    if decimal.Decimal(text) != decimal.Decimal(format_number(number)):
+        raise CanonicalizationError("number %s would become %s" % (text, format_number(number)),
+                                    "inexact number")
     return number
 
 
 def _reject_constant(name):
-    raise CanonicalizationError("%s is not JSON" % name)
+    raise CanonicalizationError("%s is not JSON" % name, "not JSON")
 
 
 def _object_without_duplicates(pairs):
@@ -142,7 +171,7 @@ def _object_without_duplicates(pairs):
     for key, value in pairs:
         if key in result:
             # I-JSON (which RFC 8785 builds on) forbids duplicate member names.
-            raise CanonicalizationError("duplicate member name %r" % key)
+            raise CanonicalizationError("duplicate member name %r" % key, "repeated member name")
         result[key] = value
     return result
 
@@ -152,8 +181,8 @@ def canonicalize(text):
     try:
         value = json.loads(
             text,
-            parse_int=_parse_number,
-            parse_float=_parse_number,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
             parse_constant=_reject_constant,
             object_pairs_hook=_object_without_duplicates,
         )
@@ -259,6 +288,28 @@ def check_vector(vector):
     return problems
 
 
+INVALID_REASONS = {"integer beyond 2^53", "inexact number", "not JSON", "nesting",
+                   "unpaired surrogate", "repeated member name"}
+
+
+def check_invalid(vector):
+    """Returns a list of problems with one refusal vector (empty when it checks out)."""
+    for field in ("name", "payload", "path", "reason"):
+        if not isinstance(vector.get(field), str):
+            return ["field %r is missing or not a string" % field]
+    if vector["reason"] not in INVALID_REASONS:
+        return ["reason %r is not one of %s" % (vector["reason"], sorted(INVALID_REASONS))]
+    if not vector["path"].startswith("$"):
+        return ["path %r does not start at $" % vector["path"]]
+    try:
+        canonical = canonicalize(vector["payload"])
+    except CanonicalizationError as exc:
+        if exc.reason != vector["reason"]:
+            return ["refused for %r (%s), expected %r" % (exc.reason, exc, vector["reason"])]
+        return []
+    return ["accepted as %s, expected a refusal" % _preview(canonical)]
+
+
 def _preview(data, limit=120):
     text = data.decode("utf-8", "backslashreplace")
     if len(text) > limit:
@@ -298,6 +349,23 @@ def main(argv):
 
     if len(vectors) < MIN_VECTORS:
         print("FAIL only %d vectors in %s; at least %d are required" % (len(vectors), path, MIN_VECTORS))
+        failed += 1
+
+    invalid = document.get("invalid", [])
+    for index, vector in enumerate(invalid):
+        name = vector.get("name", "#%d" % index) if isinstance(vector, dict) else "#%d" % index
+        problems = check_invalid(vector) if isinstance(vector, dict) else ["not an object"]
+        if name in seen:
+            problems.append("duplicate vector name")
+        seen.add(name)
+        if problems:
+            failed += 1
+            for problem in problems:
+                print("FAIL %s: %s" % (name, problem))
+        else:
+            passed += 1
+    if len(invalid) < MIN_INVALID:
+        print("FAIL only %d invalid vectors in %s; at least %d are required" % (len(invalid), path, MIN_INVALID))
         failed += 1
 
     print("%d passed, %d failed" % (passed, failed))

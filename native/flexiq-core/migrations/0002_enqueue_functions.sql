@@ -3,6 +3,17 @@
 -- for: queue, task, payload, priority, runAt or delay, maxAttempts, retry policy, timeout,
 -- tags and keyRetention.
 
+-- Microseconds since the epoch as a timestamptz, exactly. A bigint times an interval goes
+-- through float8, which holds whole microseconds only up to 2^53 (about the year 2255); whole
+-- hours and the microseconds left over are each small enough that every product stays exact
+-- from the year 1 to 9999. Only time is added, never days or months, so the session's time
+-- zone plays no part.
+CREATE FUNCTION {schema}.micros_to_timestamptz(p_micros bigint) RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT timestamptz 'epoch' + (p_micros / 3600000000) * interval '1 hour'
+                               + (p_micros % 3600000000) * interval '1 microsecond'
+$$;
+
 -- The rows of new jobs, in array order, with the given ids. The one place that maps what a
 -- binding sends to columns; both the plain insert and enqueue_keyed insert its rows.
 CREATE FUNCTION {schema}.new_jobs(
@@ -19,7 +30,7 @@ LANGUAGE sql STABLE AS $$
            e.retry_initial_ms, e.retry_max_ms, e.retry_multiplier, e.retry_jitter,
            e.timeout_ms, e.tags,
            e.scope, e.key_digest, e.key_preview,
-           timestamptz 'epoch' + e.run_at_micros * interval '1 microsecond',
+           {schema}.micros_to_timestamptz(e.run_at_micros),
            e.delay_ms, e.key_retention_ms,
            e.key_digest IS NOT NULL,
            CASE WHEN e.key_digest IS NOT NULL
@@ -34,7 +45,7 @@ LANGUAGE sql STABLE AS $$
                     retry_initial_ms, retry_max_ms, retry_multiplier, retry_jitter, timeout_ms,
                     tags, key_retention_ms, scope, key_digest, key_preview),
            LATERAL (SELECT coalesce(
-                timestamptz 'epoch' + e.run_at_micros * interval '1 microsecond',
+                {schema}.micros_to_timestamptz(e.run_at_micros),
                 now() + coalesce(e.delay_ms, 0) * interval '1 millisecond') AS at) due
 $$;
 
@@ -162,7 +173,7 @@ BEGIN
                     j.retry_multiplier, j.retry_jitter, j.timeout_ms, j.tags, j.key_retention_ms)
                    IS DISTINCT FROM
                    (t.queue, t.task, t.payload, t.priority,
-                    timestamptz 'epoch' + t.run_at_micros * interval '1 microsecond',
+                    {schema}.micros_to_timestamptz(t.run_at_micros),
                     t.delay_ms, t.max_attempts, t.retry_initial_ms, t.retry_max_ms,
                     t.retry_multiplier, t.retry_jitter, t.timeout_ms, t.tags, t.key_retention_ms)
             OFFSET 0) c

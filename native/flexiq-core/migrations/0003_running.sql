@@ -26,7 +26,7 @@ CREATE TRIGGER jobs_release_key BEFORE UPDATE OF state ON {schema}.jobs
 -- Returns how many queues were announced.
 CREATE FUNCTION {schema}.announce(p_queues text[]) RETURNS integer
 LANGUAGE sql AS $$
-    SELECT count(pg_notify('flexiq_{schema}', q))::integer FROM unnest(p_queues) AS q
+    SELECT count(pg_notify('{channel}', q))::integer FROM unnest(p_queues) AS q
 $$;
 
 -- New jobs due now announce their queues. A replay inserts nothing and so announces nothing.

@@ -2,11 +2,18 @@
 -- for its retry: the policy's delay for this attempt, grown by the multiplier up to the
 -- maximum, spread by the jitter. Without, it is dead-lettered (which releases its key).
 -- Returns the new state and due time.
+--
+-- Once the grown delay passes the maximum the maximum is taken without computing the growth:
+-- power() raises an overflow error for a long run of attempts (2^1024 after 1025 failures at
+-- multiplier 2), and an error here would leave the job running.
 UPDATE {schema}.jobs j
    SET state = CASE WHEN j.attempt < j.max_attempts THEN 'retryable' ELSE 'dead' END,
        run_at = CASE WHEN j.attempt < j.max_attempts
-                     THEN now() + least(j.retry_max_ms,
-                                        j.retry_initial_ms * power(j.retry_multiplier, j.attempt - 1))
+                     THEN now() + (CASE WHEN j.retry_initial_ms = 0 THEN 0
+                                        WHEN (j.attempt - 1) * ln(j.retry_multiplier)
+                                             >= ln(j.retry_max_ms + 1) THEN j.retry_max_ms
+                                        ELSE least(j.retry_max_ms, j.retry_initial_ms
+                                                   * power(j.retry_multiplier, j.attempt - 1)) END)
                                   * (1 + j.retry_jitter * (2 * random() - 1))
                                   * interval '1 millisecond'
                      ELSE j.run_at END,

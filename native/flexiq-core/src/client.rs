@@ -111,7 +111,7 @@ impl Client {
         let options = tls::connect_options(&config.url)?;
         let client = Client {
             sql: Statements::for_schema(&schema),
-            wakeups: Wakeups::new(options.clone(), schema.name()),
+            wakeups: Wakeups::new(options.clone(), schema.channel()),
             pool: Pool::new(
                 options,
                 config.pool_size,

@@ -97,31 +97,33 @@ impl JobRequest {
         for tag in &self.tags {
             validate::name("tag", tag)?;
         }
-        let invalid = |m: String| Err(Error::InvalidArgument(m));
         if self.max_attempts < 1 {
-            return invalid(format!(
+            return Err(Error::InvalidArgument(format!(
                 "maxAttempts must be at least 1, got {}",
                 self.max_attempts
-            ));
+            )));
         }
-        if let Schedule::Delay { millis } = self.schedule {
-            if millis < 0 {
-                return invalid(format!("delay must not be negative, got {millis} ms"));
-            }
+        match self.schedule {
+            Schedule::Immediate => {}
+            Schedule::At { micros } => validate::run_at(micros)?,
+            Schedule::Delay { millis } => validate::stored_duration("delay", millis, 0)?,
         }
-        if matches!(self.timeout_ms, Some(ms) if ms <= 0) {
-            return invalid("timeout must be positive".into());
+        if let Some(ms) = self.timeout_ms {
+            validate::stored_duration("timeout", ms, 1)?;
         }
-        if matches!(self.key_retention_ms, Some(ms) if ms < 0) {
-            return invalid("keyRetention must not be negative".into());
+        if let Some(ms) = self.key_retention_ms {
+            validate::stored_duration("keyRetention", ms, 0)?;
         }
         let r = &self.retry;
-        if r.initial_ms < 0
-            || r.max_ms < r.initial_ms
+        validate::stored_duration("retry initialDelay", r.initial_ms, 0)?;
+        validate::stored_duration("retry maxDelay", r.max_ms, 0)?;
+        if r.max_ms < r.initial_ms
             || !(r.multiplier >= 1.0 && r.multiplier.is_finite())
             || !(0.0..=1.0).contains(&r.jitter)
         {
-            return invalid(format!("retry policy is not valid: {r:?}"));
+            return Err(Error::InvalidArgument(format!(
+                "retry policy is not valid: {r:?}"
+            )));
         }
         Ok(())
     }
@@ -202,10 +204,14 @@ pub(crate) fn differing_fields(accepted: &Value, requested: &Value) -> Vec<Strin
         .collect()
 }
 
-/// jsonb may print 2.0 as 2: numbers compare by value.
+/// jsonb may print 2.0 as 2: numbers compare by value, integers exactly (microseconds in the
+/// year 9999 are beyond what a double tells apart).
 fn same_json(a: Option<&Value>, b: Option<&Value>) -> bool {
     match (a, b) {
-        (Some(Value::Number(x)), Some(Value::Number(y))) => x.as_f64() == y.as_f64(),
+        (Some(Value::Number(x)), Some(Value::Number(y))) => match (x.as_i64(), y.as_i64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => x.as_f64() == y.as_f64(),
+        },
         (Some(Value::Object(x)), Some(Value::Object(y))) => {
             x.len() == y.len() && x.iter().all(|(k, v)| same_json(Some(v), y.get(k)))
         }
@@ -259,6 +265,22 @@ mod tests {
     }
 
     #[test]
+    fn due_times_a_microsecond_apart_differ_even_in_the_year_9999() {
+        let mut a = JobRequest::new("t", b"{}".to_vec());
+        a.schedule = Schedule::At {
+            micros: validate::MAX_RUN_AT_MICROS,
+        };
+        let mut b = a.clone();
+        b.schedule = Schedule::At {
+            micros: validate::MAX_RUN_AT_MICROS - 1,
+        };
+        assert_eq!(
+            differing_fields(&a.fingerprint().to_value(), &b.fingerprint().to_value()),
+            ["runAt"]
+        );
+    }
+
+    #[test]
     fn validation_messages() {
         let mut r = JobRequest::new("t", b"{}".to_vec()).with_key("");
         assert_eq!(
@@ -269,7 +291,18 @@ mod tests {
         r.schedule = Schedule::Delay { millis: -1 };
         assert_eq!(
             r.validate().expect_err("neg").to_string(),
-            "delay must not be negative, got -1 ms"
+            "delay must be between 0 and 36500 days, got -1 ms"
+        );
+        r.schedule = Schedule::At { micros: i64::MIN };
+        assert!(r.validate().is_err());
+        r.schedule = Schedule::Immediate;
+        r.retry.max_ms = i64::MAX;
+        assert_eq!(
+            r.validate().expect_err("huge").to_string(),
+            format!(
+                "retry maxDelay must be between 0 and 36500 days, got {} ms",
+                i64::MAX
+            )
         );
     }
 }

@@ -35,22 +35,32 @@ pub fn migration_count() -> usize {
     MIGRATIONS.len()
 }
 
+/// What the schema's wake-up channel is named after the schema name with.
+const CHANNEL_PREFIX: &str = "flexiq_";
+
+/// The longest schema name accepted: PostgreSQL identifiers, channel names included, are at
+/// most 63 bytes, and the wake-up channel is the schema name behind [`CHANNEL_PREFIX`].
+pub const MAX_SCHEMA_NAME_LEN: usize = 63 - CHANNEL_PREFIX.len();
+
 /// A schema name, checked to be a plain lowercase identifier so that it can be spliced into SQL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Schema(String);
 
 impl Schema {
-    /// Checks `name`: 1 to 63 characters of `a-z`, `0-9` and `_`, not starting with a digit.
+    /// Checks `name`: 1 to [`MAX_SCHEMA_NAME_LEN`] (56) characters of `a-z`, `0-9` and `_`, not
+    /// starting with a digit.
     pub fn new(name: &str) -> Result<Schema> {
         let valid = !name.is_empty()
-            && name.len() <= 63
+            && name.len() <= MAX_SCHEMA_NAME_LEN
             && name
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
             && !name.as_bytes()[0].is_ascii_digit();
         if !valid {
             return Err(Error::InvalidArgument(format!(
-                "schema name {name:?} must be 1 to 63 characters of a-z, 0-9 and _, not starting with a digit"
+                "schema name {name:?} must be 1 to {MAX_SCHEMA_NAME_LEN} characters of a-z, 0-9 \
+                 and _, not starting with a digit (PostgreSQL names its wake-up channel \
+                 {CHANNEL_PREFIX}<schema>, in at most 63 bytes)"
             )));
         }
         Ok(Schema(name.to_owned()))
@@ -61,9 +71,17 @@ impl Schema {
         &self.0
     }
 
-    /// `template` with every `{schema}` replaced by this schema's name.
+    /// The channel on which the schema's new due jobs are announced.
+    pub(crate) fn channel(&self) -> String {
+        format!("{CHANNEL_PREFIX}{}", self.0)
+    }
+
+    /// `template` with every `{schema}` replaced by this schema's name, and every `{channel}`
+    /// by its wake-up channel.
     pub(crate) fn sql(&self, template: &str) -> String {
-        template.replace("{schema}", &self.0)
+        template
+            .replace("{schema}", &self.0)
+            .replace("{channel}", &self.channel())
     }
 }
 
@@ -120,11 +138,23 @@ mod tests {
     }
 
     #[test]
+    fn schema_names_leave_room_for_the_wake_up_channel() {
+        let longest = Schema::new(&"s".repeat(56)).expect("56 characters");
+        assert_eq!(longest.channel().len(), 63);
+        let err = Schema::new(&"s".repeat(57)).expect_err("57 characters");
+        assert!(
+            err.to_string().contains("must be 1 to 56 characters"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn every_placeholder_is_replaced() {
         let s = Schema::new("s1").expect("valid");
         for m in MIGRATIONS {
+            let sql = s.sql(m.sql);
             assert!(
-                !s.sql(m.sql).contains("{schema}"),
+                !sql.contains("{schema}") && !sql.contains("{channel}"),
                 "migration {}",
                 m.version
             );

@@ -35,6 +35,44 @@ pub fn task_name(name: &str) -> Result<()> {
     non_empty_bounded_without_nul("task name", name, MAX_TASK_NAME_BYTES)
 }
 
+/// The longest duration a job keeps (delay, timeout, key retention, retry delays): 36500 days,
+/// about 100 years, in milliseconds. PostgreSQL computes `now() + ms * interval '1 millisecond'`
+/// through float8, exact up to 2^53 microseconds (about 285 years), so every allowed value lands
+/// exactly, and a retry's jittered delay (up to twice the maximum) stays far from overflow.
+pub const MAX_STORED_DURATION_MS: i64 = 36_500 * 24 * 60 * 60 * 1000;
+
+/// The earliest `runAt`: 0001-01-01T00:00:00Z, in microseconds since the Unix epoch.
+pub const MIN_RUN_AT_MICROS: i64 = -62_135_596_800_000_000;
+
+/// The latest `runAt`: 9999-12-31T23:59:59.999999Z, in microseconds since the Unix epoch.
+pub const MAX_RUN_AT_MICROS: i64 = 253_402_300_799_999_999;
+
+/// Checks a duration a job keeps, in milliseconds: from `min_ms` to [`MAX_STORED_DURATION_MS`].
+pub fn stored_duration(what: &str, ms: i64, min_ms: i64) -> Result<()> {
+    if (min_ms..=MAX_STORED_DURATION_MS).contains(&ms) {
+        return Ok(());
+    }
+    let min = if min_ms == 0 {
+        "0".to_owned()
+    } else {
+        format!("{min_ms} ms")
+    };
+    Err(Error::InvalidArgument(format!(
+        "{what} must be between {min} and 36500 days, got {ms} ms"
+    )))
+}
+
+/// Checks an explicit due time, in microseconds since the Unix epoch.
+pub fn run_at(micros: i64) -> Result<()> {
+    if (MIN_RUN_AT_MICROS..=MAX_RUN_AT_MICROS).contains(&micros) {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "runAt must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z, got \
+         {micros} microseconds since 1970-01-01T00:00:00Z"
+    )))
+}
+
 fn non_empty_bounded_without_nul(what: &str, value: &str, max_bytes: usize) -> Result<()> {
     if value.is_empty() {
         return Err(Error::InvalidArgument(format!("{what} must not be empty")));
@@ -75,6 +113,25 @@ mod tests {
             message(key("a\0b")),
             "key must not contain a NUL character (found at byte 1)"
         );
+    }
+
+    #[test]
+    fn duration_and_time_ranges() {
+        assert!(stored_duration("delay", 0, 0).is_ok());
+        assert!(stored_duration("delay", MAX_STORED_DURATION_MS, 0).is_ok());
+        assert_eq!(
+            message(stored_duration("delay", MAX_STORED_DURATION_MS + 1, 0)),
+            "delay must be between 0 and 36500 days, got 3153600000001 ms"
+        );
+        assert_eq!(
+            message(stored_duration("timeout", 0, 1)),
+            "timeout must be between 1 ms and 36500 days, got 0 ms"
+        );
+        assert!(run_at(MIN_RUN_AT_MICROS).is_ok() && run_at(MAX_RUN_AT_MICROS).is_ok());
+        assert!(run_at(MIN_RUN_AT_MICROS - 1).is_err());
+        assert!(message(run_at(i64::MAX)).starts_with(
+            "runAt must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z, got"
+        ));
     }
 
     #[test]

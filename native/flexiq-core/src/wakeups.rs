@@ -23,10 +23,10 @@ pub(crate) struct Wakeups {
 }
 
 impl Wakeups {
-    pub fn new(options: PgConnectOptions, schema: &str) -> Wakeups {
+    pub fn new(options: PgConnectOptions, channel: String) -> Wakeups {
         Wakeups {
             options,
-            channel: format!("flexiq_{schema}"),
+            channel,
             generation: Arc::new(watch::channel(0).0),
             listener: OnceLock::new(),
         }

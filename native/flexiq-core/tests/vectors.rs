@@ -113,3 +113,46 @@ fn core_matches_the_reference_vectors() {
         failures.join("\n")
     );
 }
+
+/// Whether `message` names `path` as a whole ("at $.a" names $.a, not $.a.b or $.a[0]).
+fn names_path(message: &str, path: &str) -> bool {
+    let needle = format!("at {path}");
+    message
+        .match_indices(&needle)
+        .any(|(at, _)| !matches!(message[at + needle.len()..].chars().next(), Some('.' | '[')))
+}
+
+#[test]
+fn core_refuses_the_invalid_vectors_naming_the_path() {
+    let path = vectors_path();
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let document: Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+    let invalid = document["invalid"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{} has no \"invalid\" array", path.display()));
+    assert!(
+        invalid.len() >= 10,
+        "only {} invalid vectors",
+        invalid.len()
+    );
+    let mut failures = Vec::new();
+    for vector in invalid {
+        let name = vector["name"].as_str().unwrap_or("?");
+        let (Some(payload), Some(json_path)) =
+            (vector["payload"].as_str(), vector["path"].as_str())
+        else {
+            failures.push(format!("{name}: payload or path missing"));
+            continue;
+        };
+        match canonicalize(payload.as_bytes()) {
+            Ok(canonical) => failures.push(format!("{name}: accepted as {}", preview(&canonical))),
+            Err(e) if !names_path(&e.to_string(), json_path) => {
+                failures.push(format!("{name}: refused without naming {json_path}: {e}"))
+            }
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -13,17 +13,40 @@ pub(crate) fn string_arg(
     value: &JString<'_>,
     name: &'static str,
 ) -> BridgeResult<String> {
-    optional_string_arg(env, value)?.ok_or(BridgeError::NullArgument(name))
+    optional_string_arg(env, value, name)?.ok_or(BridgeError::NullArgument(name))
 }
 
+/// Reads a Java string exactly. One that is not valid UTF-16 (it holds an unpaired surrogate)
+/// is refused: converting it with replacement characters would turn different keys or names
+/// into one.
 pub(crate) fn optional_string_arg(
     env: &Env<'_>,
     value: &JString<'_>,
+    name: &'static str,
 ) -> BridgeResult<Option<String>> {
     if value.is_null() {
         return Ok(None);
     }
-    Ok(Some(value.try_to_string(env)?))
+    let chars = value.mutf8_chars(env)?;
+    match simd_cesu8::mutf8::decode(chars.to_bytes()) {
+        Ok(text) => Ok(Some(text.into_owned())),
+        Err(_) => Err(BridgeError::BadArgument(format!(
+            "{name} is not valid UTF-16: it holds an unpaired surrogate"
+        ))),
+    }
+}
+
+/// Reads free text (an error message to store) that may hold unpaired surrogates, replacing
+/// them: nothing is keyed or looked up by it.
+pub(crate) fn text_arg(
+    env: &Env<'_>,
+    value: &JString<'_>,
+    name: &'static str,
+) -> BridgeResult<String> {
+    if value.is_null() {
+        return Err(BridgeError::NullArgument(name));
+    }
+    Ok(value.try_to_string(env)?)
 }
 
 pub(crate) fn bytes_arg(
@@ -94,7 +117,7 @@ pub(crate) fn string_array_arg(
         };
         let value = match repeated {
             Some(value) => value,
-            None => optional_string_arg(env, &element)?,
+            None => optional_string_arg(env, &element, name)?,
         };
         out.push(value);
         previous = Some(element);

@@ -3,7 +3,7 @@
 use jni::objects::{JClass, JString};
 use jni::EnvUnowned;
 
-use crate::convert::string_arg;
+use crate::convert::text_arg;
 use crate::errors::{BridgeResult, ThrowMapped};
 
 /// `static native void nativePanicForTest(String message)`
@@ -15,7 +15,7 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativePanicForTest<'
 ) {
     unowned
         .with_env(|env| -> BridgeResult<()> {
-            let message = string_arg(env, &message, "message")?;
+            let message = text_arg(env, &message, "message")?;
             panic!("{message}");
         })
         .resolve::<ThrowMapped>()

@@ -29,8 +29,8 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeStartLocalPost
     unowned
         .with_env(|env| -> BridgeResult<jlong> {
             let tls = match (
-                optional_string_arg(env, &tls_certificate)?,
-                optional_string_arg(env, &tls_key)?,
+                optional_string_arg(env, &tls_certificate, "tlsCertificate")?,
+                optional_string_arg(env, &tls_key, "tlsKey")?,
             ) {
                 (Some(certificate), Some(key)) => Some(ServerTls {
                     certificate: certificate.into(),

@@ -10,7 +10,9 @@ use jni::{Env, EnvUnowned};
 use flexiq_core::{Attempt, ClaimedJob, Redrive};
 
 use crate::client::CLIENTS;
-use crate::convert::{bytes_arg, int_array_arg, long_array_arg, string_arg, string_array_arg};
+use crate::convert::{
+    bytes_arg, int_array_arg, long_array_arg, string_arg, string_array_arg, text_arg,
+};
 use crate::errors::{BridgeError, BridgeResult, ThrowMapped};
 use crate::runtime::block_on;
 
@@ -284,7 +286,7 @@ pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeFail<'local>(
     unowned
         .with_env(|env| -> BridgeResult<jlong> {
             let client = CLIENTS.get(client)?;
-            let error = string_arg(env, &error, "error")?;
+            let error = text_arg(env, &error, "error")?;
             let attempt = Attempt {
                 job_id: id,
                 attempt,

@@ -43,7 +43,7 @@ public final class DedupKeys {
     /**
      * The auto-derived key of a task name and serialized payload.
      *
-     * @throws IllegalArgumentException if the task name is invalid
+     * @throws IllegalArgumentException if the task name is invalid (see {@link Task#of})
      */
     public static String autoKey(String taskName, byte[] serializedPayload) {
         Limits.taskName(taskName);

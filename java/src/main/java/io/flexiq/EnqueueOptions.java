@@ -176,7 +176,8 @@ public final class EnqueueOptions {
         /**
          * The literal dedup key; wins over every other key input.
          *
-         * @throws IllegalArgumentException if empty, over 512 bytes of UTF-8 or containing NUL
+         * @throws IllegalArgumentException if empty, over 512 bytes of UTF-8, containing NUL or not
+         *     valid UTF-16 (an unpaired surrogate)
          */
         public Builder uniqueKey(String key) {
             this.uniqueKey = Limits.key(key);
@@ -191,7 +192,8 @@ public final class EnqueueOptions {
         /**
          * A dedup key, used when no {@link #uniqueKey(String)} is set.
          *
-         * @throws IllegalArgumentException if empty, over 512 bytes of UTF-8 or containing NUL
+         * @throws IllegalArgumentException if empty, over 512 bytes of UTF-8, containing NUL or not
+         *     valid UTF-16 (an unpaired surrogate)
          */
         public Builder idempotencyKey(String key) {
             this.idempotencyKey = Limits.key(key);
@@ -207,7 +209,12 @@ public final class EnqueueOptions {
             return this;
         }
 
-        /** The queue the job goes to (default {@value EnqueueOptions#DEFAULT_QUEUE}). */
+        /**
+         * The queue the job goes to (default {@value EnqueueOptions#DEFAULT_QUEUE}).
+         *
+         * @throws IllegalArgumentException if empty, over 128 bytes of UTF-8, containing NUL or not
+         *     valid UTF-16
+         */
         public Builder queue(String queue) {
             this.queue = Limits.name("queue", queue);
             return this;
@@ -219,19 +226,27 @@ public final class EnqueueOptions {
             return this;
         }
 
-        /** An explicit time at which the job becomes due; replaces any {@link #delay}. */
+        /**
+         * An explicit time at which the job becomes due; replaces any {@link #delay}. Stored to the
+         * microsecond (finer parts are dropped).
+         *
+         * @throws IllegalArgumentException unless between 0001-01-01T00:00:00Z and
+         *     9999-12-31T23:59:59.999999Z
+         */
         public Builder runAt(Instant runAt) {
-            if (runAt == null) {
-                throw new IllegalArgumentException("runAt must not be null");
-            }
-            this.runAt = runAt;
+            this.runAt = Durations.runAt(runAt);
             this.delay = null;
             return this;
         }
 
-        /** A delay from acceptance until the job is due; replaces any {@link #runAt}. */
+        /**
+         * A delay from acceptance until the job is due; replaces any {@link #runAt}. Counted in
+         * whole milliseconds.
+         *
+         * @throws IllegalArgumentException unless between 0 and 36500 days
+         */
         public Builder delay(Duration delay) {
-            this.delay = Durations.nonNegative("delay", delay);
+            this.delay = Durations.stored("delay", delay);
             this.runAt = null;
             return this;
         }
@@ -254,7 +269,12 @@ public final class EnqueueOptions {
             return this;
         }
 
-        /** Adds tags; their order does not matter. */
+        /**
+         * Adds tags; their order does not matter.
+         *
+         * @throws IllegalArgumentException if a tag is empty, over 128 bytes of UTF-8, contains NUL
+         *     or is not valid UTF-16
+         */
         public Builder tags(Collection<String> tags) {
             if (tags == null) {
                 throw new IllegalArgumentException("tags must not be null");
@@ -265,7 +285,12 @@ public final class EnqueueOptions {
             return this;
         }
 
-        /** Adds tags; their order does not matter. */
+        /**
+         * Adds tags; their order does not matter.
+         *
+         * @throws IllegalArgumentException if a tag is empty, over 128 bytes of UTF-8, contains NUL
+         *     or is not valid UTF-16
+         */
         public Builder tags(String... tags) {
             if (tags == null) {
                 throw new IllegalArgumentException("tags must not be null");
@@ -273,13 +298,22 @@ public final class EnqueueOptions {
             return tags(java.util.Arrays.asList(tags));
         }
 
-        /** How long one attempt may run before it counts as failed; positive. */
+        /**
+         * How long one attempt may run before it counts as failed. Counted in whole milliseconds.
+         *
+         * @throws IllegalArgumentException unless between 1 ms and 36500 days
+         */
         public Builder timeout(Duration timeout) {
-            this.timeout = Durations.positive("timeout", timeout);
+            this.timeout = Durations.storedPositive("timeout", timeout);
             return this;
         }
 
-        /** The scope the key lives in (default {@value EnqueueOptions#DEFAULT_SCOPE}). */
+        /**
+         * The scope the key lives in (default {@value EnqueueOptions#DEFAULT_SCOPE}).
+         *
+         * @throws IllegalArgumentException if empty, over 128 bytes of UTF-8, containing NUL or not
+         *     valid UTF-16
+         */
         public Builder scope(String scope) {
             this.scope = Limits.name("scope", scope);
             return this;
@@ -287,10 +321,13 @@ public final class EnqueueOptions {
 
         /**
          * Keeps the key bound until acceptance plus {@code retention}, even after the job has
-         * finished, so that a replay in that window returns the finished job's id.
+         * finished, so that a replay in that window returns the finished job's id. Counted in whole
+         * milliseconds.
+         *
+         * @throws IllegalArgumentException unless between 0 and 36500 days
          */
         public Builder keyRetention(Duration retention) {
-            this.keyRetention = Durations.nonNegative("keyRetention", retention);
+            this.keyRetention = Durations.stored("keyRetention", retention);
             return this;
         }
 

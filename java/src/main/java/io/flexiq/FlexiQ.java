@@ -54,6 +54,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      * (the CA certificates a verifying mode checks the server against), and {@code sslcert} with
      * {@code sslkey} (a client certificate); the {@code PGSSLMODE}, {@code PGSSLROOTCERT},
      * {@code PGSSLCERT} and {@code PGSSLKEY} environment variables stand in for absent ones.
+     *
+     * @throws IllegalArgumentException if the URL is empty, contains NUL or is not valid UTF-16
      */
     public static Builder builder(String url) {
         return new Builder(url);
@@ -153,13 +155,12 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      * and the result is {@link RedriveOutcome#KEY_HELD} with that job's id: two active jobs never
      * hold one key, and no unique-index error reaches the caller.
      *
-     * @throws IllegalArgumentException if {@code redriveKey} was already used to redrive another job
+     * @throws IllegalArgumentException if {@code redriveKey} was already used to redrive another job,
+     *     or is empty, over 512 bytes of UTF-8, contains NUL or is not valid UTF-16
      */
     public RedriveResult redrive(String jobId, String redriveKey) {
         requireOpen();
-        if (redriveKey == null || redriveKey.isEmpty()) {
-            throw new IllegalArgumentException("redriveKey must not be empty");
-        }
+        Limits.key("redriveKey", redriveKey);
         long[] answer = NativeBridge.redrive(handle, parseId(jobId), redriveKey);
         RedriveOutcome outcome = RedriveOutcome.values()[(int) answer[0]];
         Optional<String> holder = outcome == RedriveOutcome.KEY_HELD
@@ -310,6 +311,9 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     /** Builds a {@link FlexiQ} client. */
     public static final class Builder {
+        /** The longest schema name: {@code flexiq_<schema>}, its channel, must fit in 63 bytes. */
+        private static final int MAX_SCHEMA_NAME_LENGTH = 63 - "flexiq_".length();
+
         private final String url;
         private int poolSize = 10;
         private String schema = "flexiq";
@@ -319,10 +323,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         private PayloadSerializer serializer;
 
         private Builder(String url) {
-            if (url == null || url.isEmpty()) {
-                throw new IllegalArgumentException("url must not be empty");
-            }
-            this.url = url;
+            this.url = Limits.text("url", url);
         }
 
         /** The most connections the client opens (default 10). */
@@ -334,11 +335,19 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             return this;
         }
 
-        /** The PostgreSQL schema holding FlexiQ's tables (default {@code flexiq}). */
+        /**
+         * The PostgreSQL schema holding FlexiQ's tables (default {@code flexiq}). Its wake-up
+         * channel is {@code flexiq_<schema>}, and PostgreSQL names are at most 63 bytes: hence 56.
+         *
+         * @throws IllegalArgumentException unless 1 to 56 characters of a-z, 0-9 and _, not starting
+         *     with a digit
+         */
         public Builder schema(String schema) {
-            if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0,62}")) {
-                throw new IllegalArgumentException("schema name " + schema
-                        + " must be 1 to 63 characters of a-z, 0-9 and _, not starting with a digit");
+            if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0," + (MAX_SCHEMA_NAME_LENGTH - 1) + "}")) {
+                throw new IllegalArgumentException("schema name " + (schema == null ? null : '"' + schema + '"')
+                        + " must be 1 to " + MAX_SCHEMA_NAME_LENGTH + " characters of a-z, 0-9 and _, not"
+                        + " starting with a digit (PostgreSQL names its wake-up channel flexiq_<schema>, in"
+                        + " at most 63 bytes)");
             }
             this.schema = schema;
             return this;
@@ -347,9 +356,11 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         /**
          * How long opening a connection to PostgreSQL may take before the call fails with
          * {@link StorageUnavailableException} (default 5 s).
+         *
+         * @throws IllegalArgumentException unless between 1 ms and 1 day
          */
         public Builder connectTimeout(Duration timeout) {
-            this.connectTimeout = Durations.positive("connectTimeout", timeout);
+            this.connectTimeout = Durations.setting("connectTimeout", timeout);
             return this;
         }
 
@@ -358,9 +369,11 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
          * fails with {@link PoolExhaustedException} (default 30 s; zero fails at once). Separate
          * from {@link #connectTimeout}: a busy pool means slow or blocked statements, not an
          * unreachable server.
+         *
+         * @throws IllegalArgumentException unless between 0 and 1 day
          */
         public Builder acquireTimeout(Duration timeout) {
-            this.acquireTimeout = Durations.nonNegative("acquireTimeout", timeout);
+            this.acquireTimeout = Durations.settingOrZero("acquireTimeout", timeout);
             return this;
         }
 

@@ -66,10 +66,12 @@ public final class JobContext {
      * <p>A crash between the stage's effect and the checkpoint's commit runs the stage again on
      * the next attempt: only the system performing the effect can close that last gap.
      *
+     * @throws IllegalArgumentException if the name is empty, over 128 bytes of UTF-8, contains NUL
+     *     or is not valid UTF-16
      * @throws IllegalStateException if this attempt no longer holds the job (its lease passed)
      */
     public <V> V checkpoint(String name, Class<V> type, Callable<V> stage) throws Exception {
-        Objects.requireNonNull(name, "name");
+        Limits.name("checkpoint name", name);
         Objects.requireNonNull(type, "type");
         byte[] stored = checkpoints.load(name);
         if (stored != null) {

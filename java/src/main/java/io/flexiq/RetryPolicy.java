@@ -6,7 +6,9 @@ import java.util.Objects;
 /**
  * How long a failed job waits before its next attempt: {@code initialDelay * multiplier^(n-1)},
  * capped at {@code maxDelay}, spread by up to {@code jitter} of itself either way so that jobs
- * failing together do not retry together. Instances are immutable.
+ * failing together do not retry together. Delays are counted in whole milliseconds, from 0 to
+ * 36500 days; however many attempts fail, the wait never grows past {@code maxDelay} (before
+ * jitter). Instances are immutable.
  */
 public final class RetryPolicy {
     /** One second, doubling, capped at one hour, with 10% jitter. */
@@ -19,8 +21,8 @@ public final class RetryPolicy {
     private final double jitter;
 
     private RetryPolicy(Duration initialDelay, Duration maxDelay, double multiplier, double jitter) {
-        this.initialDelay = Durations.nonNegative("initialDelay", initialDelay);
-        this.maxDelay = Durations.nonNegative("maxDelay", maxDelay);
+        this.initialDelay = Durations.stored("initialDelay", initialDelay);
+        this.maxDelay = Durations.stored("maxDelay", maxDelay);
         if (maxDelay.compareTo(initialDelay) < 0) {
             throw new IllegalArgumentException("maxDelay must not be shorter than initialDelay");
         }
@@ -34,12 +36,21 @@ public final class RetryPolicy {
         this.jitter = jitter;
     }
 
-    /** Doubles the delay after each failure, from {@code initialDelay} up to {@code maxDelay}. */
+    /**
+     * Doubles the delay after each failure, from {@code initialDelay} up to {@code maxDelay}.
+     *
+     * @throws IllegalArgumentException unless both are between 0 and 36500 days and
+     *     {@code maxDelay} is not shorter than {@code initialDelay}
+     */
     public static RetryPolicy exponential(Duration initialDelay, Duration maxDelay) {
         return new RetryPolicy(initialDelay, maxDelay, 2.0, DEFAULT.jitter);
     }
 
-    /** Waits the same {@code delay} after every failure. */
+    /**
+     * Waits the same {@code delay} after every failure.
+     *
+     * @throws IllegalArgumentException unless between 0 and 36500 days
+     */
     public static RetryPolicy fixed(Duration delay) {
         return new RetryPolicy(delay, delay, 1.0, DEFAULT.jitter);
     }

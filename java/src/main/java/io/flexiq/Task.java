@@ -29,8 +29,8 @@ public final class Task<T> {
     /**
      * Names a task and its payload type.
      *
-     * @throws IllegalArgumentException if the name is empty, longer than 255 bytes of UTF-8 or
-     *     contains a NUL character
+     * @throws IllegalArgumentException if the name is empty, longer than 255 bytes of UTF-8,
+     *     contains a NUL character or is not valid UTF-16 (an unpaired surrogate)
      */
     public static <T> Task<T> of(String name, Class<T> payloadType) {
         Limits.taskName(name);

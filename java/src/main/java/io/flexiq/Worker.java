@@ -375,7 +375,12 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
-        /** The queues to take jobs from (default {@code "default"}). */
+        /**
+         * The queues to take jobs from (default {@code "default"}).
+         *
+         * @throws IllegalArgumentException if a name is empty, over 128 bytes of UTF-8, contains NUL
+         *     or is not valid UTF-16
+         */
         public Builder queues(String... queues) {
             if (queues.length == 0) {
                 throw new IllegalArgumentException("a worker needs at least one queue");
@@ -422,21 +427,31 @@ public final class Worker implements AutoCloseable {
          * How long a claimed job stays this worker's without a word from it (default 30 s). The
          * worker extends the lease every third of it while the handler runs; a worker that dies
          * loses its jobs to other workers once their leases pass.
+         *
+         * @throws IllegalArgumentException unless between 1 ms and 1 day
          */
         public Builder lease(Duration lease) {
-            this.lease = Durations.positive("lease", lease);
+            this.lease = Durations.setting("lease", lease);
             return this;
         }
 
-        /** How often an idle worker looks for due jobs without being woken (default 1 s). */
+        /**
+         * How often an idle worker looks for due jobs without being woken (default 1 s).
+         *
+         * @throws IllegalArgumentException unless between 1 ms and 1 day
+         */
         public Builder pollInterval(Duration pollInterval) {
-            this.pollInterval = Durations.positive("pollInterval", pollInterval);
+            this.pollInterval = Durations.setting("pollInterval", pollInterval);
             return this;
         }
 
-        /** How long {@link Worker#close()} lets running handlers finish (default 10 s). */
+        /**
+         * How long {@link Worker#close()} lets running handlers finish (default 10 s).
+         *
+         * @throws IllegalArgumentException unless between 0 and 1 day
+         */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
-            this.shutdownTimeout = Durations.nonNegative("shutdownTimeout", shutdownTimeout);
+            this.shutdownTimeout = Durations.settingOrZero("shutdownTimeout", shutdownTimeout);
             return this;
         }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /** Bad input is refused in Java, with a message that says what is wrong, before any native call. */
@@ -46,11 +47,92 @@ class BadInputTest {
 
     @Test
     void negativeOrZeroDurations() {
-        refused("delay must not be negative, got PT-1S", () -> EnqueueOptions.builder().delay(Duration.ofSeconds(-1)));
-        refused("keyRetention must not be negative, got PT-1S",
+        refused("delay must be between 0 and 36500 days, got PT-1S",
+                () -> EnqueueOptions.builder().delay(Duration.ofSeconds(-1)));
+        refused("keyRetention must be between 0 and 36500 days, got PT-1S",
                 () -> EnqueueOptions.builder().keyRetention(Duration.ofSeconds(-1)));
-        refused("timeout must be positive, got PT0S", () -> EnqueueOptions.builder().timeout(Duration.ZERO));
+        refused("timeout must be between 1 ms and 36500 days, got PT0S",
+                () -> EnqueueOptions.builder().timeout(Duration.ZERO));
         refused("maxAttempts must be at least 1, got 0", () -> EnqueueOptions.builder().maxAttempts(0));
+    }
+
+    @Test
+    void hugeDurationsAndInstantsAreRefusedWithTheirRange() {
+        Duration huge = Duration.ofSeconds(Long.MAX_VALUE);
+        refused("delay must be between 0 and 36500 days, got " + huge, () -> EnqueueOptions.builder().delay(huge));
+        refused("keyRetention must be between 0 and 36500 days, got " + huge,
+                () -> EnqueueOptions.builder().keyRetention(huge));
+        refused("timeout must be between 1 ms and 36500 days, got " + huge,
+                () -> EnqueueOptions.builder().timeout(huge));
+        refused("initialDelay must be between 0 and 36500 days, got " + huge, () -> RetryPolicy.fixed(huge));
+        refused("maxDelay must be between 0 and 36500 days, got " + huge,
+                () -> RetryPolicy.exponential(Duration.ofSeconds(1), huge));
+        refused("connectTimeout must be between 1 ms and 1 day, got " + huge,
+                () -> FlexiQ.builder("postgres://localhost/db").connectTimeout(huge));
+        String range = "runAt must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z, got ";
+        refused(range + Instant.MAX, () -> EnqueueOptions.builder().runAt(Instant.MAX));
+        refused(range + Instant.MIN, () -> EnqueueOptions.builder().runAt(Instant.MIN));
+        refused(range + "+10000-01-01T00:00:00Z",
+                () -> EnqueueOptions.builder().runAt(Instant.parse("+10000-01-01T00:00:00Z")));
+        refused(range + "0000-12-31T23:59:59.999999999Z",
+                () -> EnqueueOptions.builder().runAt(Instant.parse("0000-12-31T23:59:59.999999999Z")));
+
+        Duration longest = Duration.ofDays(36_500);
+        EnqueueOptions.builder().delay(longest).keyRetention(longest).timeout(longest)
+                .retryPolicy(RetryPolicy.fixed(longest)).build();
+        refused("delay must be between 0 and 36500 days, got PT876000H0.001S",
+                () -> EnqueueOptions.builder().delay(longest.plusMillis(1)));
+        EnqueueOptions.builder().runAt(Instant.parse("0001-01-01T00:00:00Z"))
+                .runAt(Instant.parse("9999-12-31T23:59:59.999999999Z"));
+    }
+
+    @Test
+    void schemaNamesLeaveRoomForTheWakeUpChannel() {
+        FlexiQ.builder("postgres://localhost/db").schema("s".repeat(56));
+        refused("schema name \"" + "s".repeat(57) + "\" must be 1 to 56 characters of a-z, 0-9 and _, not starting"
+                + " with a digit (PostgreSQL names its wake-up channel flexiq_<schema>, in at most 63 bytes)",
+                () -> FlexiQ.builder("postgres://localhost/db").schema("s".repeat(57)));
+    }
+
+    private static String notUtf16(String what, String surrogate, int index) {
+        return what + " is not valid UTF-16: unpaired surrogate U+" + surrogate + " at index " + index
+                + "; a string must hold whole characters";
+    }
+
+    @Test
+    void everyStringThatCrossesMustBeValidUtf16() {
+        refused(notUtf16("key", "DC00", 2), () -> EnqueueOptions.builder().uniqueKey("u-\uDC00"));
+        refused(notUtf16("key", "DFFF", 2), () -> EnqueueOptions.builder().jobId("u-\uDFFF"));
+        refused(notUtf16("key", "D800", 0), () -> EnqueueOptions.builder().idempotencyKey("\uD800"));
+        refused(notUtf16("scope", "DE00", 1), () -> EnqueueOptions.builder().scope("s\uDE00\uD83D"));
+        refused(notUtf16("queue", "D800", 2), () -> EnqueueOptions.builder().queue("sq\uD800"));
+        refused(notUtf16("tag", "DC00", 0), () -> EnqueueOptions.builder().tags("ok", "\uDC00"));
+        refused(notUtf16("task name", "D83D", 4), () -> Task.of("send\uD83D", String.class));
+        refused(notUtf16("task name", "DC00", 0), () -> DedupKeys.autoKey("\uDC00", new byte[0]));
+        refused(notUtf16("url", "D800", 11), () -> FlexiQ.builder("postgres://\uD800"));
+        JobContext job = new JobContext(null, new CanonicalJsonSerializer(), 1, 1, 1, "default", "t");
+        refused(notUtf16("checkpoint name", "DC00", 2), () -> call(() -> job.checkpoint("cp\uDC00", String.class, () -> "x")));
+        refused("checkpoint name must not be empty", () -> call(() -> job.checkpoint("", String.class, () -> "x")));
+
+        // Whole characters pass, and count as their UTF-8 bytes.
+        EnqueueOptions.builder().uniqueKey("u-\uD83D\uDE00").scope("\uD83D\uDE00").queue("q\uD83D\uDE00");
+        EnqueueOptions.builder().uniqueKey("\uD83D\uDE00".repeat(128));
+        refused("key is 513 bytes of UTF-8; the limit is 512",
+                () -> EnqueueOptions.builder().uniqueKey("\uD83D\uDE00".repeat(128) + "k"));
+    }
+
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    private static void call(Call call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test

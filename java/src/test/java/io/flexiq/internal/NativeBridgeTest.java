@@ -42,7 +42,29 @@ class NativeBridgeTest {
     void repeatedMemberNamesAreRefused() {
         PayloadSerializationException e = assertThrows(PayloadSerializationException.class,
                 () -> NativeBridge.canonicalJson("{\"a\":1,\"a\":2}".getBytes(StandardCharsets.UTF_8)));
-        assertTrue(e.getMessage().contains("member name \"a\" appears twice in one object"), e.getMessage());
+        assertTrue(e.getMessage().contains("member name \"a\" appears twice in the object at $;"), e.getMessage());
+    }
+
+    /**
+     * A string that is not valid UTF-16 is refused where it crosses, whatever called: converted
+     * with replacement characters, "t\uDC00" and "t\uDFFF" used to derive one key.
+     */
+    @Test
+    void stringsThatAreNotValidUtf16AreRefusedAtTheBoundary() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NativeBridge.autoKey("t\uDC00", new byte[0]));
+        assertEquals("taskName is not valid UTF-16: it holds an unpaired surrogate", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> NativeBridge.autoKey("t\uDFFF", new byte[0]));
+        assertTrue(NativeBridge.autoKey("t\uD83D\uDE00", new byte[0]).startsWith("auto:"));
+    }
+
+    @Test
+    void numbersACanonicalDoubleWouldChangeAreRefusedNamingThePath() {
+        PayloadSerializationException e = assertThrows(PayloadSerializationException.class,
+                () -> NativeBridge.canonicalJson("{\"order\":{\"amount\":1234567890123456789}}"
+                        .getBytes(StandardCharsets.UTF_8)));
+        assertTrue(e.getMessage().contains("the integer 1234567890123456789 at $.order.amount is beyond 2^53"),
+                e.getMessage());
     }
 
     @Test
