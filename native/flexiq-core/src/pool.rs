@@ -31,7 +31,7 @@ pub(crate) enum Repeat {
     /// it names. The call then cannot fail for a connection that died while idle.
     Safe,
     /// A second run could do the work twice (an unkeyed insert) or answer differently from the
-    /// first (a cancel that found the job pending). Sent only on a checked connection.
+    /// first (a cancel that found the job pending). Sent only on a checked or new connection.
     Never,
 }
 
