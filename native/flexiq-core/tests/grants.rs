@@ -101,7 +101,7 @@ async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
 
     assert!(producer.get_job(unkeyed).await.expect("read").is_some());
     let (queues, tasks) = claim_tasks();
-    refused("claim", producer.claim(&queues, &tasks, 10, LEASE).await);
+    refused("claim", producer.claim(&queues, &tasks, 10, LEASE, 1).await);
     refused("cancel", producer.cancel(unkeyed).await);
     refused("mark completed", producer.mark_completed(unkeyed).await);
     refused("purge", producer.purge(unkeyed).await);
@@ -122,7 +122,7 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
     let (queues, tasks) = claim_tasks();
 
     let first = worker
-        .claim(&queues, &tasks, 10, LEASE)
+        .claim(&queues, &tasks, 10, LEASE, 1)
         .await
         .expect("claim");
     let attempt = Attempt {
@@ -148,7 +148,7 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
     assert_eq!(failed.map(|f| f.state), Some("retryable".to_string()));
 
     let second = worker
-        .claim(&queues, &tasks, 10, LEASE)
+        .claim(&queues, &tasks, 10, LEASE, 1)
         .await
         .expect("claim again");
     let attempt = Attempt {
@@ -171,7 +171,7 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
 
     let other = owner.enqueue(&job(2)).await.expect("enqueue").job_id;
     let claimed = worker
-        .claim(&queues, &tasks, 10, LEASE)
+        .claim(&queues, &tasks, 10, LEASE, 1)
         .await
         .expect("claim");
     let back = Attempt {

@@ -127,6 +127,7 @@ async fn retry_wait_after(client: &Client, id: i64, attempt: i32) -> i64 {
             &["flaky".to_string()],
             1,
             Duration::from_secs(30),
+            1,
         )
         .await
         .expect("claim");
