@@ -14,6 +14,7 @@ BEGIN
     EXECUTE format('GRANT UPDATE (key_held) ON {schema}.jobs TO %I', v_role);
     -- Named, so that enqueueing works where EXECUTE was revoked from PUBLIC.
     EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.enqueue_keyed, {schema}.new_jobs,
-                    {schema}.request_of, {schema}.announce TO %I', v_role);
+                    {schema}.request_of, {schema}.announce, {schema}.micros_to_timestamptz TO %I',
+                   v_role);
 END
 $$
