@@ -40,6 +40,9 @@ final class ClassSchema {
         client.close();
         try (Connection connection = jdbc.connect(); Statement statement = connection.createStatement()) {
             statement.execute("DROP SCHEMA IF EXISTS \"" + client.schema() + "\" CASCADE");
+        } catch (SQLException e) {
+            throw new SQLException("could not drop the test schema " + client.schema() + " at " + jdbc.url() + ": "
+                    + e.getMessage(), e.getSQLState(), e);
         }
     }
 }

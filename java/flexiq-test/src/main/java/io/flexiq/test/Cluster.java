@@ -1,7 +1,6 @@
 package io.flexiq.test;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -37,7 +36,7 @@ interface Cluster {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         } catch (IOException e) {
-            throw new UncheckedIOException("could not bind a free port on 127.0.0.1", e);
+            throw new PostgresServerException("could not find a free port on 127.0.0.1: " + e, e);
         }
     }
 }

@@ -28,7 +28,8 @@ final class JdbcTarget {
         try {
             uri = new URI(postgresUrl);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(origin + " is not a URL: " + e.getMessage(), e);
+            // The reason and place only: the URL itself may hold a password.
+            throw new IllegalArgumentException(origin + " is not a URL: " + e.getReason() + " at index " + e.getIndex());
         }
         if (!("postgres".equals(uri.getScheme()) || "postgresql".equals(uri.getScheme())) || uri.getHost() == null) {
             throw new IllegalArgumentException(origin + " must look like postgres://user:password@host:port/database");
@@ -56,5 +57,10 @@ final class JdbcTarget {
     /** The JDBC URL, without the credentials. */
     String url() {
         return url;
+    }
+
+    /** The user and password taken from the URL, as JDBC connection properties. */
+    Properties credentials() {
+        return credentials;
     }
 }

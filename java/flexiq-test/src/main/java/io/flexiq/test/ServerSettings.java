@@ -44,11 +44,6 @@ final class ServerSettings {
         return key;
     }
 
-    /** Whether fsync and synchronous commit stay on. */
-    boolean durable() {
-        return durable;
-    }
-
     /** Every setting for a server on {@code port} with its socket in {@code socketDir}, in order. */
     Map<String, String> resolve(int port, Path socketDir) {
         Map<String, String> all = new LinkedHashMap<>();
