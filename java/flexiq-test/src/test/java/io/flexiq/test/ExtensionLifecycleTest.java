@@ -70,9 +70,12 @@ class ExtensionLifecycleTest {
         }
     }
 
-    /** The test events of a run; a failure of a class as a whole (its schema's drop) fails here. */
+    /**
+     * The test events of a run of the probes; a failure of a class as a whole (its schema's drop)
+     * fails here.
+     */
     private static Events run(EngineTestKit.Builder kit) {
-        EngineExecutionResults results = kit.execute();
+        EngineExecutionResults results = kit.configurationParameter(SchemaProbes.PROBING, "true").execute();
         results.containerEvents().assertStatistics(stats -> stats.failed(0));
         return results.testEvents();
     }
