@@ -11,7 +11,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -136,8 +138,10 @@ final class ClusterDirectory {
         ProcessHandle.of(pid.get()).ifPresent(process -> {
             try {
                 process.onExit().get(5, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                // Still there or not ours to watch: deleting goes ahead, the watchdog tries again.
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // Still there: deleting goes ahead, and the watchdog tries again when the JVM ends.
             }
         });
     }
@@ -154,9 +158,7 @@ final class ClusterDirectory {
         } catch (PostgresServerException e) {
             failure = e;
         }
-        if (postmasterPid().isPresent()) {
-            quitPostmaster();
-        }
+        quitPostmaster();
         try {
             delete();
         } catch (PostgresServerException e) {
