@@ -22,8 +22,6 @@ pub enum BridgeError {
     Closed(&'static str),
     #[error("could not start FlexiQ's runtime: {0}")]
     Runtime(String),
-    #[error("{0}")]
-    LocalPostgres(#[from] flexiq_local_pg::Error),
 }
 
 pub type BridgeResult<T> = Result<T, BridgeError>;
@@ -49,8 +47,7 @@ fn java_class_of(err: &BridgeError) -> &'static str {
         BridgeError::Closed(_) => ILLEGAL_STATE,
         BridgeError::Core(Core::Conflict(_))
         | BridgeError::Jni(_)
-        | BridgeError::Runtime(_)
-        | BridgeError::LocalPostgres(_) => FLEXIQ,
+        | BridgeError::Runtime(_) => FLEXIQ,
     }
 }
 

@@ -11,7 +11,6 @@ mod diagnostics;
 mod errors;
 mod grants;
 mod handles;
-mod local_pg;
 mod recipe;
 mod runtime;
 mod worker;

@@ -225,33 +225,6 @@ public final class NativeBridge {
         nativeWakeWorkers(client);
     }
 
-    /**
-     * Starts a private PostgreSQL; returns its handle. It serves TLS with the given PEM files, or
-     * not at all when both are null.
-     */
-    public static long startLocalPostgres(boolean durable, String tlsCertificate, String tlsKey) {
-        ensureLoaded();
-        return nativeStartLocalPostgres(durable, tlsCertificate, tlsKey);
-    }
-
-    /** The private PostgreSQL's URL. */
-    public static String localPostgresUrl(long server) {
-        ensureLoaded();
-        return nativeLocalPostgresUrl(server);
-    }
-
-    /** Shuts the private PostgreSQL down keeping its files, or starts it again on the same port. */
-    public static void setLocalPostgresRunning(long server, boolean running) {
-        ensureLoaded();
-        nativeSetLocalPostgresRunning(server, running);
-    }
-
-    /** Stops the private PostgreSQL and deletes its files. */
-    public static void stopLocalPostgres(long server) {
-        ensureLoaded();
-        nativeStopLocalPostgres(server);
-    }
-
     private static native void nativePanicForTest(String message);
 
     private static native long nativeConnect(String url, String schema, int poolSize, long connectTimeoutMillis,
@@ -305,14 +278,6 @@ public final class NativeBridge {
     private static native long nativeAwaitWork(long client, long seen, long timeoutMillis);
 
     private static native void nativeWakeWorkers(long client);
-
-    private static native long nativeStartLocalPostgres(boolean durable, String tlsCertificate, String tlsKey);
-
-    private static native String nativeLocalPostgresUrl(long server);
-
-    private static native void nativeStopLocalPostgres(long server);
-
-    private static native void nativeSetLocalPostgresRunning(long server, boolean running);
 
     private static native byte[] nativeCanonicalJson(byte[] json);
 
