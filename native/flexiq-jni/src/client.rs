@@ -1,263 +1,208 @@
-//! Entry points of `FlexiQ`, the client: connect, enqueue, read and change jobs, close.
+//! Calls of `FlexiQ`, the client: connect, enqueue, read and change jobs, close.
 
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use jni::objects::{
-    JByteArray, JClass, JDoubleArray, JIntArray, JLongArray, JObjectArray, JString,
-};
-use jni::sys::{jboolean, jint, jlong, jstring};
-use jni::EnvUnowned;
+use flexiq_core::{Client, ClientConfig, JobInfo, JobRequest, RetryPolicy, Schedule};
+use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
+use flexiq_jni_shell::wire::{Reader, Writer};
 
-use flexiq_core::{Client, ClientConfig, JobRequest, Outcome, RetryPolicy, Schedule};
-
-use crate::convert::{
-    bytes_array_arg, double_array_arg, int_array_arg, long_array_arg, string_arg, string_array_arg,
-};
-use crate::errors::{BridgeError, BridgeResult, ThrowMapped};
+use crate::codes;
 use crate::handles::Handles;
 use crate::runtime::block_on;
 
 pub(crate) static CLIENTS: LazyLock<Handles<Client>> =
     LazyLock::new(|| Handles::new("FlexiQ client"));
 
-/// Sentinel for "not set" in the long columns of a batch (runAt, delay, timeout, retention).
-const UNSET: i64 = i64::MIN;
-
-/// `static native long nativeConnect(String url, String schema, int poolSize,
-/// long connectTimeoutMillis, long acquireTimeoutMillis, boolean migrate)`
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeConnect<'local>(
-    mut unowned: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    url: JString<'local>,
-    schema: JString<'local>,
-    pool_size: jint,
-    connect_timeout_millis: jlong,
-    acquire_timeout_millis: jlong,
-    migrate: jboolean,
-) -> jlong {
-    unowned
-        .with_env(|env| -> BridgeResult<jlong> {
-            let config = ClientConfig {
-                url: string_arg(env, &url, "url")?,
-                schema: string_arg(env, &schema, "schema")?,
-                pool_size: u32::try_from(pool_size).map_err(|_| {
-                    BridgeError::BadArgument(format!("poolSize must be positive, got {pool_size}"))
-                })?,
-                connect_timeout: Duration::from_millis(
-                    u64::try_from(connect_timeout_millis).unwrap_or(0),
-                ),
-                acquire_timeout: Duration::from_millis(
-                    u64::try_from(acquire_timeout_millis).unwrap_or(0),
-                ),
-                migrate,
-            };
-            let client = block_on(Client::connect(&config))??;
-            Ok(CLIENTS.insert(client))
-        })
-        .resolve::<ThrowMapped>()
+/// `nativeConnect(0, text url, text schema, i32 poolSize, i64 connectTimeoutMillis,
+/// i64 acquireTimeoutMillis, bool migrate)` → i64 handle.
+pub(crate) fn connect(r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let url = r.string("url")?;
+    let schema = r.string("schema")?;
+    let pool_size = r.i32("poolSize")?;
+    let config = ClientConfig {
+        url,
+        schema,
+        pool_size: u32::try_from(pool_size).map_err(|_| {
+            BridgeError::BadArgument(format!("poolSize must be positive, got {pool_size}"))
+        })?,
+        connect_timeout: Duration::from_millis(
+            u64::try_from(r.i64("connectTimeout")?).unwrap_or(0),
+        ),
+        acquire_timeout: Duration::from_millis(
+            u64::try_from(r.i64("acquireTimeout")?).unwrap_or(0),
+        ),
+        migrate: r.bool("migrate")?,
+    };
+    let client = block_on(Client::connect(&config))??;
+    w.i64(CLIENTS.insert(client));
+    Ok(())
 }
 
-/// `static native void nativeClose(long client)`
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeClose<'local>(
-    mut unowned: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    client: jlong,
-) {
-    unowned
-        .with_env(|_env| -> BridgeResult<()> {
-            // Connections close when the last call still using the client returns.
-            CLIENTS.remove(client);
-            Ok(())
-        })
-        .resolve::<ThrowMapped>()
+/// `nativeClose(client, ∅)` → ∅. Connections close when the last call still using the client
+/// returns.
+pub(crate) fn close(handle: i64, _: &mut Reader<'_>, _: &mut Writer) -> BridgeResult<()> {
+    CLIENTS.remove(handle);
+    Ok(())
 }
 
-/// `static native int nativeMigrate(long client)`
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeMigrate<'local>(
-    mut unowned: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    client: jlong,
-) -> jint {
-    unowned
-        .with_env(|_env| -> BridgeResult<jint> {
-            let client = CLIENTS.get(client)?;
-            let applied = block_on(client.migrate())??;
-            Ok(jint::try_from(applied).unwrap_or(jint::MAX))
-        })
-        .resolve::<ThrowMapped>()
+/// `nativeMigrate(client, ∅)` → i32 migrations applied.
+pub(crate) fn migrate(client: &Client, _: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let applied = block_on(client.migrate())??;
+    w.i32(i32::try_from(applied).unwrap_or(i32::MAX));
+    Ok(())
 }
 
-/// `static native long[] nativeEnqueue(long client, String[] tasks, byte[][] payloads,
-/// String[] resolvedKeys, String[] scopes, String[] queues, int[] priorities,
-/// long[] runAtMicros, long[] delayMillis, int[] maxAttempts, long[] retryInitialMillis,
-/// long[] retryMaxMillis, double[] retryMultipliers, double[] retryJitters,
-/// long[] timeoutMillis, String[] nulSeparatedTags, long[] keyRetentionMillis)`
+/// `nativeEnqueue(client, list of entry)` → list of (i64 jobId, i32 outcome code), in input
+/// order, one statement for the whole list. An entry:
 ///
-/// One entry per job, column by column; a single enqueue is a batch of one. Returns the job
-/// ids followed by the outcomes (0 accepted, 1 replayed). The only key input is the resolved
-/// key: how it was resolved stays in Java.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeEnqueue<'local>(
-    mut unowned: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    client: jlong,
-    tasks: JObjectArray<'local, JString<'local>>,
-    payloads: JObjectArray<'local, JByteArray<'local>>,
-    resolved_keys: JObjectArray<'local, JString<'local>>,
-    scopes: JObjectArray<'local, JString<'local>>,
-    queues: JObjectArray<'local, JString<'local>>,
-    priorities: JIntArray<'local>,
-    run_at_micros: JLongArray<'local>,
-    delay_millis: JLongArray<'local>,
-    max_attempts: JIntArray<'local>,
-    retry_initial_millis: JLongArray<'local>,
-    retry_max_millis: JLongArray<'local>,
-    retry_multipliers: JDoubleArray<'local>,
-    retry_jitters: JDoubleArray<'local>,
-    timeout_millis: JLongArray<'local>,
-    nul_separated_tags: JObjectArray<'local, JString<'local>>,
-    key_retention_millis: JLongArray<'local>,
-) -> JLongArray<'local> {
-    unowned
-        .with_env(|env| -> BridgeResult<JLongArray<'local>> {
-            let client = CLIENTS.get(client)?;
-            let payloads = bytes_array_arg(env, &payloads, "payloads")?;
-            let n = payloads.len();
-            let tasks = string_array_arg(env, &tasks, n, "tasks")?;
-            let keys = string_array_arg(env, &resolved_keys, n, "resolvedKeys")?;
-            let scopes = string_array_arg(env, &scopes, n, "scopes")?;
-            let queues = string_array_arg(env, &queues, n, "queues")?;
-            let tags = string_array_arg(env, &nul_separated_tags, n, "tags")?;
-            let priorities = int_array_arg(env, &priorities, n, "priorities")?;
-            let run_at = long_array_arg(env, &run_at_micros, n, "runAtMicros")?;
-            let delay = long_array_arg(env, &delay_millis, n, "delayMillis")?;
-            let max_attempts = int_array_arg(env, &max_attempts, n, "maxAttempts")?;
-            let initial = long_array_arg(env, &retry_initial_millis, n, "retryInitialMillis")?;
-            let max = long_array_arg(env, &retry_max_millis, n, "retryMaxMillis")?;
-            let multiplier = double_array_arg(env, &retry_multipliers, n, "retryMultipliers")?;
-            let jitter = double_array_arg(env, &retry_jitters, n, "retryJitters")?;
-            let timeout = long_array_arg(env, &timeout_millis, n, "timeoutMillis")?;
-            let retention = long_array_arg(env, &key_retention_millis, n, "keyRetentionMillis")?;
-
-            let mut requests = Vec::with_capacity(n);
-            for (i, payload) in payloads.into_iter().enumerate() {
-                let required = |v: &Option<String>, name: &'static str| {
-                    v.clone().ok_or(BridgeError::NullArgument(name))
-                };
-                requests.push(JobRequest {
-                    task: required(&tasks[i], "task")?,
-                    payload,
-                    key: keys[i].clone(),
-                    scope: required(&scopes[i], "scope")?,
-                    queue: required(&queues[i], "queue")?,
-                    priority: priorities[i],
-                    schedule: schedule(run_at[i], delay[i]),
-                    max_attempts: max_attempts[i],
-                    retry: RetryPolicy {
-                        initial_ms: initial[i],
-                        max_ms: max[i],
-                        multiplier: multiplier[i],
-                        jitter: jitter[i],
-                    },
-                    timeout_ms: set(timeout[i]),
-                    tags: tags[i]
-                        .as_deref()
-                        .filter(|t| !t.is_empty())
-                        .map(|t| t.split('\0').map(str::to_owned).collect())
-                        .unwrap_or_default(),
-                    key_retention_ms: set(retention[i]),
-                });
-            }
-            let results = block_on(client.enqueue_many(&requests))??;
-            let mut out: Vec<i64> = results.iter().map(|r| r.job_id).collect();
-            out.extend(results.iter().map(|r| match r.outcome {
-                Outcome::Accepted => 0,
-                Outcome::Replayed => 1,
-            }));
-            let array = JLongArray::new(env, out.len())?;
-            array.set_region(env, 0, &out)?;
-            Ok(array)
-        })
-        .resolve::<ThrowMapped>()
+/// text task, bool canonicalize, bytes payload, bool deriveKey, text-or-null key, text scope,
+/// text queue, i32 priority, optional i64 runAtMicros, optional i64 delayMillis,
+/// i32 maxAttempts, i64 retryInitialMillis, i64 retryMaxMillis, f64 retryMultiplier,
+/// f64 retryJitter, optional i64 timeoutMillis, list of text tags, optional i64
+/// keyRetentionMillis.
+///
+/// `canonicalize` says the payload is JSON to put in canonical form first; `deriveKey` says the
+/// key is the auto key of the (canonical) payload. Java resolves which key applies; only that
+/// key, or the request to derive it, crosses. A derived-key enqueue thus crosses once.
+pub(crate) fn enqueue(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let n = r.count("jobs")?;
+    let mut requests = Vec::with_capacity(n);
+    for _ in 0..n {
+        requests.push(job_request(r)?);
+    }
+    let results = block_on(client.enqueue_many(&requests))??;
+    w.count(results.len())?;
+    for result in results {
+        w.i64(result.job_id);
+        w.i32(codes::enqueue_outcome(result.outcome)?);
+    }
+    Ok(())
 }
 
-fn set(value: i64) -> Option<i64> {
-    (value != UNSET).then_some(value)
-}
-
-fn schedule(run_at_micros: i64, delay_millis: i64) -> Schedule {
-    match (set(run_at_micros), set(delay_millis)) {
+fn job_request(r: &mut Reader<'_>) -> BridgeResult<JobRequest> {
+    let task = r.string("task")?;
+    let canonicalize = r.bool("canonicalize")?;
+    let payload = r.bytes("payload")?;
+    let payload = if canonicalize {
+        flexiq_core::canonical::canonicalize(payload)?
+    } else {
+        payload.to_vec()
+    };
+    let derive_key = r.bool("deriveKey")?;
+    let key = r.opt_string("key")?;
+    let key = if derive_key {
+        Some(flexiq_core::recipe::auto_key(&task, &payload)?)
+    } else {
+        key
+    };
+    let scope = r.string("scope")?;
+    let queue = r.string("queue")?;
+    let priority = r.i32("priority")?;
+    let schedule = match (r.opt_i64("runAt")?, r.opt_i64("delay")?) {
         (Some(micros), _) => Schedule::At { micros },
         (None, Some(millis)) => Schedule::Delay { millis },
         (None, None) => Schedule::Immediate,
+    };
+    Ok(JobRequest {
+        task,
+        payload,
+        key,
+        scope,
+        queue,
+        priority,
+        schedule,
+        max_attempts: r.i32("maxAttempts")?,
+        retry: RetryPolicy {
+            initial_ms: r.i64("retryInitialDelay")?,
+            max_ms: r.i64("retryMaxDelay")?,
+            multiplier: r.f64("retryMultiplier")?,
+            jitter: r.f64("retryJitter")?,
+        },
+        timeout_ms: r.opt_i64("timeout")?,
+        tags: r.strings("tag")?,
+        key_retention_ms: r.opt_i64("keyRetention")?,
+    })
+}
+
+/// `nativeGetJob(client, i64 jobId)` → bool found, then if found: i64 id, text queue, text task,
+/// i32 state code, i32 priority, i32 attempt, i32 maxAttempts, list of text tags, i64 runAt,
+/// i64 createdAt, optional i64 startedAt, optional i64 finishedAt (times in microseconds since
+/// the epoch), text-or-null keyScope, keyPreview, keyDigest, bool keyHeld, text-or-null lastError.
+pub(crate) fn get_job(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let id = r.i64("jobId")?;
+    match block_on(client.get_job(id))?? {
+        None => w.bool(false),
+        Some(job) => {
+            w.bool(true);
+            write_job(w, &job)?;
+        }
     }
+    Ok(())
 }
 
-/// `static native String nativeGetJob(long client, long jobId)`: the job as JSON, or null.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeGetJob<'local>(
-    mut unowned: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    client: jlong,
-    job_id: jlong,
-) -> jstring {
-    unowned
-        .with_env(|env| -> BridgeResult<jstring> {
-            let client = CLIENTS.get(client)?;
-            match block_on(client.get_job(job_id))?? {
-                None => Ok(std::ptr::null_mut()),
-                Some(job) => {
-                    let json = serde_json::to_string(&job)
-                        .map_err(|e| BridgeError::BadArgument(e.to_string()))?;
-                    Ok(env.new_string(json)?.into_raw())
-                }
-            }
-        })
-        .resolve::<ThrowMapped>()
+fn write_job(w: &mut Writer, job: &JobInfo) -> BridgeResult<()> {
+    w.i64(job.id);
+    w.string(&job.queue)?;
+    w.string(&job.task)?;
+    w.i32(codes::job_state(&job.state)?);
+    w.i32(job.priority);
+    w.i32(job.attempt);
+    w.i32(job.max_attempts);
+    w.count(job.tags.len())?;
+    for tag in &job.tags {
+        w.string(tag)?;
+    }
+    w.i64(job.run_at);
+    w.i64(job.created_at);
+    w.opt_i64(job.started_at);
+    w.opt_i64(job.finished_at);
+    w.opt_string(job.key_scope.as_deref())?;
+    w.opt_string(job.key_preview.as_deref())?;
+    w.opt_string(job.key_digest.as_deref())?;
+    w.bool(job.key_held);
+    w.opt_string(job.last_error.as_deref())
 }
 
-/// `static native boolean nativeJobAction(long client, long jobId, int action)`: one of the
-/// state changes Java asks for by job id (the `JOB_*` constants of `NativeBridge`). Returns
-/// whether the job was in a state the change applies to.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeJobAction<'local>(
-    mut unowned: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    client: jlong,
-    job_id: jlong,
-    action: jint,
-) -> jboolean {
-    unowned
-        .with_env(|_env| -> BridgeResult<jboolean> {
-            let client = CLIENTS.get(client)?;
-            let done = match action {
-                0 => block_on(client.cancel(job_id))??,
-                1 => block_on(client.purge(job_id))??,
-                2 => block_on(client.mark_completed(job_id))??,
-                other => return Err(BridgeError::BadArgument(format!("no job action {other}"))),
-            };
-            Ok(done)
-        })
-        .resolve::<ThrowMapped>()
+/// `nativeCancel(client, i64 jobId)` → bool: whether the job was pending.
+pub(crate) fn cancel(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    w.bool(block_on(client.cancel(r.i64("jobId")?))??);
+    Ok(())
 }
 
-/// `static native long nativeExpireKeys(long client)`
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_io_flexiq_internal_NativeBridge_nativeExpireKeys<'local>(
-    mut unowned: EnvUnowned<'local>,
-    _class: JClass<'local>,
-    client: jlong,
-) -> jlong {
-    unowned
-        .with_env(|_env| -> BridgeResult<jlong> {
-            let client = CLIENTS.get(client)?;
-            let removed = block_on(client.expire_keys())??;
-            Ok(i64::try_from(removed).unwrap_or(i64::MAX))
-        })
-        .resolve::<ThrowMapped>()
+/// `nativePurge(client, i64 jobId)` → bool: whether the job existed and was not running.
+pub(crate) fn purge(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    w.bool(block_on(client.purge(r.i64("jobId")?))??);
+    Ok(())
+}
+
+/// `nativeMarkCompleted(client, i64 jobId)` → bool: whether the job was pending or running.
+pub(crate) fn mark_completed(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    w.bool(block_on(client.mark_completed(r.i64("jobId")?))??);
+    Ok(())
+}
+
+/// `nativeExpireKeys(client, ∅)` → i64 bindings removed.
+pub(crate) fn expire_keys(client: &Client, _: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let removed = block_on(client.expire_keys())??;
+    w.i64(i64::try_from(removed).unwrap_or(i64::MAX));
+    Ok(())
+}
+
+/// `nativeRedrive(client, i64 jobId, text redriveKey)` → i32 outcome code, optional i64 id of
+/// the job holding the key.
+pub(crate) fn redrive(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let id = r.i64("jobId")?;
+    let key = r.string("redriveKey")?;
+    let redrive = block_on(client.redrive(id, &key))??;
+    w.i32(codes::redrive_outcome(&redrive)?);
+    w.opt_i64(match redrive {
+        flexiq_core::Redrive::KeyHeld { holder } => Some(holder),
+        _ => None,
+    });
+    Ok(())
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, RwLock};
 
-use crate::errors::{BridgeError, BridgeResult};
+use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 
 /// Objects of one kind, by handle.
 pub struct Handles<T> {

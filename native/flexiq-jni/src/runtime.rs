@@ -16,9 +16,11 @@ static RUNTIME: LazyLock<std::io::Result<Runtime>> = LazyLock::new(|| {
 });
 
 /// Runs `future` to completion on the calling (Java) thread.
-pub fn block_on<F: Future>(future: F) -> Result<F::Output, crate::errors::BridgeError> {
+pub fn block_on<F: Future>(future: F) -> Result<F::Output, flexiq_jni_shell::errors::BridgeError> {
     match &*RUNTIME {
         Ok(runtime) => Ok(runtime.block_on(future)),
-        Err(e) => Err(crate::errors::BridgeError::Runtime(e.to_string())),
+        Err(e) => Err(flexiq_jni_shell::errors::BridgeError::Runtime(
+            e.to_string(),
+        )),
     }
 }

@@ -22,6 +22,10 @@ pub enum BridgeError {
     Closed(&'static str),
     #[error("could not start FlexiQ's runtime: {0}")]
     Runtime(String),
+    /// A request that does not follow its call's layout: the Java classes and the native
+    /// library come from different builds.
+    #[error("malformed native request: {0}; the FlexiQ jar and its native library must come from one build")]
+    Malformed(String),
 }
 
 pub type BridgeResult<T> = Result<T, BridgeError>;
@@ -47,7 +51,8 @@ fn java_class_of(err: &BridgeError) -> &'static str {
         BridgeError::Closed(_) => ILLEGAL_STATE,
         BridgeError::Core(Core::Conflict(_))
         | BridgeError::Jni(_)
-        | BridgeError::Runtime(_) => FLEXIQ,
+        | BridgeError::Runtime(_)
+        | BridgeError::Malformed(_) => FLEXIQ,
     }
 }
 

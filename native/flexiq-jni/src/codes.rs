@@ -1,0 +1,113 @@
+//! The numbers by which states and outcomes cross to Java, each given explicitly; their Java
+//! twin is `io.flexiq.internal.Codes`. `nativeDescribe` hands these tables (and the list of
+//! natives) to Java, where a test compares them with the Java enums, so the two cannot drift.
+
+use flexiq_core::{Outcome, Redrive};
+use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
+use flexiq_jni_shell::native::SIGNATURE;
+use flexiq_jni_shell::wire::{Reader, Writer};
+
+/// `io.flexiq.JobState`, by the name PostgreSQL stores (the Java constant in upper case).
+const JOB_STATES: &[(&str, i32)] = &[
+    ("AVAILABLE", 1),
+    ("SCHEDULED", 2),
+    ("RETRYABLE", 3),
+    ("RUNNING", 4),
+    ("COMPLETED", 5),
+    ("DEAD", 6),
+    ("CANCELLED", 7),
+];
+
+/// `io.flexiq.EnqueueOutcome`: the outcomes the core reports.
+const ENQUEUE_OUTCOMES: &[(&str, i32)] = &[("ACCEPTED", 1), ("REPLAYED", 2)];
+
+/// `io.flexiq.RedriveOutcome`.
+const REDRIVE_OUTCOMES: &[(&str, i32)] = &[
+    ("REDRIVEN", 1),
+    ("REPLAYED", 2),
+    ("KEY_HELD", 3),
+    ("NOT_DEAD", 4),
+    ("NOT_FOUND", 5),
+];
+
+fn code(table: &[(&str, i32)], name: &str) -> BridgeResult<i32> {
+    table
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|&(_, c)| c)
+        .ok_or_else(|| BridgeError::BadArgument(format!("no code for {name}")))
+}
+
+/// The code of a job state as PostgreSQL stores it (`available`, …).
+pub(crate) fn job_state(stored: &str) -> BridgeResult<i32> {
+    code(JOB_STATES, stored)
+}
+
+pub(crate) fn enqueue_outcome(outcome: Outcome) -> BridgeResult<i32> {
+    code(
+        ENQUEUE_OUTCOMES,
+        match outcome {
+            Outcome::Accepted => "ACCEPTED",
+            Outcome::Replayed => "REPLAYED",
+        },
+    )
+}
+
+pub(crate) fn redrive_outcome(redrive: &Redrive) -> BridgeResult<i32> {
+    code(
+        REDRIVE_OUTCOMES,
+        match redrive {
+            Redrive::Redriven => "REDRIVEN",
+            Redrive::Replayed => "REPLAYED",
+            Redrive::KeyHeld { .. } => "KEY_HELD",
+            Redrive::NotDead { .. } => "NOT_DEAD",
+            Redrive::NotFound => "NOT_FOUND",
+        },
+    )
+}
+
+/// `nativeDescribe(0, ∅)` → list of tables (text name, list of (text constant, i32 code)),
+/// then list of natives (text name, text signature).
+pub(crate) fn describe(_: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let tables = [
+        ("JobState", JOB_STATES),
+        ("EnqueueOutcome", ENQUEUE_OUTCOMES),
+        ("RedriveOutcome", REDRIVE_OUTCOMES),
+    ];
+    w.count(tables.len())?;
+    for (name, table) in tables {
+        w.string(name)?;
+        w.count(table.len())?;
+        for &(constant, code) in table {
+            w.string(constant)?;
+            w.i32(code);
+        }
+    }
+    w.count(crate::NATIVES.len())?;
+    for native in crate::NATIVES {
+        w.string(native.name)?;
+        w.string(SIGNATURE)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_within_a_table() {
+        for table in [JOB_STATES, ENQUEUE_OUTCOMES, REDRIVE_OUTCOMES] {
+            let mut codes: Vec<i32> = table.iter().map(|&(_, c)| c).collect();
+            codes.sort_unstable();
+            codes.dedup();
+            assert_eq!(codes.len(), table.len());
+        }
+    }
+
+    #[test]
+    fn stored_states_have_codes() {
+        assert_eq!(job_state("dead").ok(), Some(6));
+        assert!(job_state("lost").is_err());
+    }
+}
