@@ -10,7 +10,7 @@ import io.flexiq.JobInfo;
 import io.flexiq.JobState;
 import io.flexiq.Task;
 import io.flexiq.Worker;
-import io.flexiq.testing.LocalPostgres;
+import io.flexiq.test.PostgresServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -45,7 +45,7 @@ public final class Demo {
             return;
         }
         System.out.println("FLEXIQ_DATABASE_URL is not set: starting a private PostgreSQL...");
-        try (LocalPostgres postgres = LocalPostgres.start()) {
+        try (PostgresServer postgres = PostgresServer.start()) {
             System.out.println("  listening at " + postgres.url());
             run(postgres.url());
         }
