@@ -41,6 +41,7 @@ public final class Demo {
     public static void main(String[] args) {
         String url = System.getenv("FLEXIQ_DATABASE_URL");
         if (url != null && !url.isEmpty()) {
+            System.out.println("using the database in FLEXIQ_DATABASE_URL (" + where(url) + ")");
             run(url);
             return;
         }
@@ -50,6 +51,16 @@ public final class Demo {
             run(postgres.url());
         }
         System.out.println("private PostgreSQL stopped and removed");
+    }
+
+    /** Host, port and database of a URL, leaving out the user and password. */
+    private static String where(String url) {
+        try {
+            java.net.URI uri = new java.net.URI(url);
+            return uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort()) + (uri.getPath() == null ? "" : uri.getPath());
+        } catch (java.net.URISyntaxException e) {
+            return "not a URL: " + e.getReason();
+        }
     }
 
     private static void run(String url) {
