@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Test mode: a {@link JobQueue} that runs each job's handler at once, on the calling thread,
- * without storage. For unit tests of code that enqueues; for tests that need the real thing, run
- * {@link FlexiQ} on {@link io.flexiq.testing.LocalPostgres}.
+ * without storage and without the native library, so it runs on any platform. For unit tests of
+ * code that enqueues; for tests that need the real thing, {@code io.flexiq:flexiq-test} gives
+ * each test class a {@link FlexiQ} on a real PostgreSQL.
  *
  * <pre>{@code
  * TestQueue queue = TestQueue.create().handle(CHARGE_CUSTOMER, (order, job) -> charged.add(order));
@@ -24,8 +25,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@link EnqueueOutcome#ACCEPTED} with a new id, and no conflict is ever raised.</li>
  *   <li>Scheduled jobs (runAt, delay) run at once; there are no retries: the handler runs once,
  *       as attempt 1, and its exception reaches the caller as a {@link FlexiQException}.</li>
- *   <li>Payloads still go through the serializer both ways, so a payload that would not
- *       serialize fails here as it would in production. Checkpoints live in memory.</li>
+ *   <li>Payloads still go through Jackson both ways, so a payload that would not serialize
+ *       fails here as it would in production; the native rewrite to canonical JSON is skipped,
+ *       so its refusals (integers beyond 2^53, inexact decimals) show only against
+ *       {@link FlexiQ}. Checkpoints live in memory.</li>
  * </ul>
  */
 public final class TestQueue implements JobQueue {
@@ -37,9 +40,9 @@ public final class TestQueue implements JobQueue {
         this.serializer = serializer;
     }
 
-    /** A test queue with the default serializer. */
+    /** A test queue with the default serializer's Jackson mapping, which needs no native library. */
     public static TestQueue create() {
-        return new TestQueue(new CanonicalJsonSerializer());
+        return new TestQueue(CanonicalJsonSerializer.withoutNativeCore());
     }
 
     /** A test queue with the given serializer. */

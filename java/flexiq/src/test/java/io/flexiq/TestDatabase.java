@@ -1,19 +1,19 @@
 package io.flexiq;
 
-import io.flexiq.testing.LocalPostgres;
+import io.flexiq.test.PostgresServer;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** One private PostgreSQL for the whole test JVM, and a fresh schema per client. */
 final class TestDatabase {
     private static final AtomicInteger NEXT_SCHEMA = new AtomicInteger();
-    private static LocalPostgres server;
+    private static PostgresServer server;
 
     private TestDatabase() {}
 
     /** The server, started on first use; its watchdog removes it when the JVM exits. */
     static synchronized String url() {
         if (server == null) {
-            server = LocalPostgres.startFast();
+            server = PostgresServer.builder().durable(false).start();
         }
         return server.url();
     }

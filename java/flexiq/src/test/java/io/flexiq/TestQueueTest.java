@@ -5,8 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Test mode: handlers run at enqueue, without storage, and dedup does nothing. */
@@ -73,5 +78,20 @@ class TestQueueTest {
         });
         queue.enqueue(CHARGE, new EnqueueTest.Order(1, 9));
         assertEquals(List.of("ch_9 ch_9"), stages);
+    }
+
+    @Test
+    void runsWhereTheNativeLibraryCannotLoad() throws Exception {
+        // No native library on the class path, and the loader pointed at a file that is not there.
+        String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !entry.contains("native-resources") && !entry.endsWith(".so"))
+                .collect(Collectors.joining(File.pathSeparator));
+        Process child = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", classPath, "-Dflexiq.native.path=/nonexistent/libflexiq_jni.so", TestQueueChild.class.getName())
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, child.waitFor(), output);
+        assertEquals("handled [7:300 attempt 1, 7:300 attempt 1]\nnative library unavailable\n", output);
     }
 }

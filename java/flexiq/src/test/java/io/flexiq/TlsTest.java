@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flexiq.testing.LocalPostgres;
+import io.flexiq.test.PostgresServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -24,7 +24,7 @@ class TlsTest {
     @TempDir
     static Path certs;
 
-    private static LocalPostgres server;
+    private static PostgresServer server;
 
     @BeforeAll
     static void start() throws Exception {
@@ -33,7 +33,7 @@ class TlsTest {
                 .start();
         String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, make.waitFor(), "make-certs.sh (needs openssl) printed: " + output);
-        server = LocalPostgres.startFastWithTls(certs.resolve("server.crt"), certs.resolve("server.key"));
+        server = PostgresServer.builder().durable(false).tls(certs.resolve("server.crt"), certs.resolve("server.key")).start();
     }
 
     @AfterAll

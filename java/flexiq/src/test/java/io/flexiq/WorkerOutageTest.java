@@ -4,7 +4,7 @@ import static io.flexiq.WorkerTest.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.flexiq.testing.LocalPostgres;
+import io.flexiq.test.PostgresServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -29,14 +29,14 @@ class WorkerOutageTest {
 
     @Test
     void aThreeSecondStopUnderFiveThousandJobsRunsEachOnceAndKillsNone() throws Exception {
-        try (LocalPostgres pg = LocalPostgres.startFast()) {
+        try (PostgresServer pg = PostgresServer.builder().durable(false).start()) {
             for (int round = 1; round <= 3; round++) {
                 runThroughAnOutage(pg, "outage" + round);
             }
         }
     }
 
-    private static void runThroughAnOutage(LocalPostgres pg, String schema) throws Exception {
+    private static void runThroughAnOutage(PostgresServer pg, String schema) throws Exception {
         Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
         try (FlexiQ queue = FlexiQ.builder(pg.url()).schema(schema).migrate(true).build()) {
             List<EnqueueTest.Order> orders = new ArrayList<>();
@@ -66,7 +66,7 @@ class WorkerOutageTest {
         }
     }
 
-    private static long finished(LocalPostgres pg, String schema) {
+    private static long finished(PostgresServer pg, String schema) {
         try {
             Map<String, Long> states = states(pg, schema);
             return states.getOrDefault("completed", 0L) + states.getOrDefault("dead", 0L);
@@ -75,7 +75,7 @@ class WorkerOutageTest {
         }
     }
 
-    private static Map<String, Long> states(LocalPostgres pg, String schema) throws Exception {
+    private static Map<String, Long> states(PostgresServer pg, String schema) throws Exception {
         Map<String, Long> states = new TreeMap<>();
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
                 Statement s = c.createStatement();

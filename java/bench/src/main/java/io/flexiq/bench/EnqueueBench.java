@@ -3,7 +3,7 @@ package io.flexiq.bench;
 import io.flexiq.EnqueueOptions;
 import io.flexiq.FlexiQ;
 import io.flexiq.Task;
-import io.flexiq.testing.LocalPostgres;
+import io.flexiq.test.PostgresServer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.sql.Array;
@@ -43,7 +43,7 @@ public final class EnqueueBench {
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-        try (LocalPostgres pg = LocalPostgres.start();
+        try (PostgresServer pg = PostgresServer.start();
                 FlexiQ queue = FlexiQ.builder(pg.url()).schema(SCHEMA).poolSize(8).migrate(true).build()) {
             for (int k = 0; k < 100; k++) {
                 queue.enqueue(TASK, new Order(42, k), EnqueueOptions.builder().uniqueKey("hot-" + k).build());

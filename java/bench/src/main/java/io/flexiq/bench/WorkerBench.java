@@ -4,7 +4,7 @@ import io.flexiq.EnqueueOptions;
 import io.flexiq.FlexiQ;
 import io.flexiq.Task;
 import io.flexiq.Worker;
-import io.flexiq.testing.LocalPostgres;
+import io.flexiq.test.PostgresServer;
 import java.nio.file.Paths;
 import java.sql.Array;
 import java.sql.Connection;
@@ -51,7 +51,7 @@ public final class WorkerBench {
         }
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
         int samples = args.length > 1 ? Integer.parseInt(args[1]) : 300;
-        try (LocalPostgres pg = LocalPostgres.start();
+        try (PostgresServer pg = PostgresServer.start();
                 FlexiQ queue = FlexiQ.builder(pg.url()).schema(SCHEMA).migrate(true).build()) {
             System.out.printf(Locale.ROOT, "FlexiQ worker benchmark: %d cores, PostgreSQL with fsync and"
                     + " synchronous_commit on%n%n", Runtime.getRuntime().availableProcessors());
@@ -97,7 +97,7 @@ public final class WorkerBench {
     }
 
     /** Jobs per second for worker JVMs draining {@code jobs} due jobs. */
-    static double workerProcesses(FlexiQ queue, LocalPostgres pg, int jobs, int processes) throws Exception {
+    static double workerProcesses(FlexiQ queue, PostgresServer pg, int jobs, int processes) throws Exception {
         List<Process> children = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
             children.add(new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
@@ -155,7 +155,7 @@ public final class WorkerBench {
      * Jobs per second for the same claim and complete statements over JDBC, on {@code threads}
      * connections, each claiming a batch and completing it in one statement.
      */
-    static double rawClaimAndComplete(FlexiQ queue, LocalPostgres pg, int jobs, int threads) throws Exception {
+    static double rawClaimAndComplete(FlexiQ queue, PostgresServer pg, int jobs, int threads) throws Exception {
         fill(queue, pg, jobs, Instant.now());
         AtomicInteger done = new AtomicInteger();
         List<Thread> drainers = new ArrayList<>();
@@ -210,7 +210,7 @@ public final class WorkerBench {
     }
 
     /** Empties the table and enqueues {@code jobs} jobs due at {@code dueAt}, in batches. */
-    static void fill(FlexiQ queue, LocalPostgres pg, int jobs, Instant dueAt) {
+    static void fill(FlexiQ queue, PostgresServer pg, int jobs, Instant dueAt) {
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
             try (Statement s = c.createStatement()) {
                 s.execute("TRUNCATE " + SCHEMA + ".jobs CASCADE");

@@ -10,7 +10,7 @@ import io.flexiq.JobInfo;
 import io.flexiq.JobState;
 import io.flexiq.Task;
 import io.flexiq.Worker;
-import io.flexiq.testing.LocalPostgres;
+import io.flexiq.test.PostgresServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -41,15 +41,26 @@ public final class Demo {
     public static void main(String[] args) {
         String url = System.getenv("FLEXIQ_DATABASE_URL");
         if (url != null && !url.isEmpty()) {
+            System.out.println("using the database in FLEXIQ_DATABASE_URL (" + where(url) + ")");
             run(url);
             return;
         }
         System.out.println("FLEXIQ_DATABASE_URL is not set: starting a private PostgreSQL...");
-        try (LocalPostgres postgres = LocalPostgres.start()) {
+        try (PostgresServer postgres = PostgresServer.start()) {
             System.out.println("  listening at " + postgres.url());
             run(postgres.url());
         }
         System.out.println("private PostgreSQL stopped and removed");
+    }
+
+    /** Host, port and database of a URL, leaving out the user and password. */
+    private static String where(String url) {
+        try {
+            java.net.URI uri = new java.net.URI(url);
+            return uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort()) + (uri.getPath() == null ? "" : uri.getPath());
+        } catch (java.net.URISyntaxException e) {
+            return "not a URL: " + e.getReason();
+        }
     }
 
     private static void run(String url) {

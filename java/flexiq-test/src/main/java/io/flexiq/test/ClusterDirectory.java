@@ -70,11 +70,19 @@ final class ClusterDirectory {
     /**
      * Writes {@code settings} to our settings file in the data directory, and on first use
      * includes that file from {@code postgresql.conf}. Writing a file rather than passing
-     * options sidesteps the shell-style parsing of {@code pg_ctl -o}.
+     * options sidesteps the shell-style parsing of {@code pg_ctl -o}. Copies {@code files}
+     * (name in the data directory to source) there too, readable by the server's user only, as
+     * PostgreSQL demands of a private key.
      */
-    void writeSettings(Map<String, String> settings) {
+    void writeSettings(Map<String, String> settings, Map<String, Path> files) {
         Path file = data().resolve(SETTINGS_FILE);
         try {
+            for (Map.Entry<String, Path> copy : files.entrySet()) {
+                Path target = data().resolve(copy.getKey());
+                Files.copy(copy.getValue(), target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.setPosixFilePermissions(target, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+                give(target);
+            }
             if (!included) {
                 Files.writeString(data().resolve("postgresql.conf"),
                         "\n# Added by io.flexiq.test.PostgresServer.\ninclude '" + SETTINGS_FILE + "'\n",

@@ -26,6 +26,7 @@ final class EmbeddedCluster implements Cluster {
 
     private final ClusterDirectory dir;
     private final Map<String, String> settings;
+    private final Map<String, Path> files;
     private final int port;
     private EmbeddedPostgres postgres;
     private Process watchdog;
@@ -33,6 +34,7 @@ final class EmbeddedCluster implements Cluster {
     private EmbeddedCluster(ClusterDirectory dir, ServerSettings settings, int port) {
         this.dir = dir;
         this.settings = settings.resolve(port, dir.socket());
+        this.files = settings.files();
         this.port = port;
     }
 
@@ -112,7 +114,7 @@ final class EmbeddedCluster implements Cluster {
                 .setPGStartupWait(Duration.ofSeconds(60))
                 .setOutputRedirector(Redirect.appendTo(dir.log().toFile()))
                 .setErrorRedirector(Redirect.appendTo(dir.log().toFile()))
-                .setDataDirectoryCustomizer(data -> dir.writeSettings(settings));
+                .setDataDirectoryCustomizer(data -> dir.writeSettings(settings, files));
         for (String name : COMMAND_LINE) {
             String value = settings.get(name);
             if (!value.matches(PLAIN_VALUE)) {

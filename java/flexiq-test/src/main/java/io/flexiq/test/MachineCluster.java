@@ -107,7 +107,7 @@ final class MachineCluster implements Cluster {
     private void startOnFreePort(ServerSettings settings) {
         for (int attempt = 1; ; attempt++) {
             port = Cluster.freePort();
-            dir.writeSettings(settings.resolve(port, dir.socket()));
+            dir.writeSettings(settings.resolve(port, dir.socket()), settings.files());
             long logFrom = dir.logSize();
             Commands.Result result = pgCtlStart();
             if (result.succeeded()) {

@@ -1,6 +1,7 @@
 package io.flexiq.test;
 
 import java.lang.System.Logger.Level;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -165,6 +166,7 @@ public final class PostgresServer implements AutoCloseable {
     public static final class Builder {
         private boolean durable = true;
         private final Map<String, String> settings = new LinkedHashMap<>();
+        private Path[] tls;
 
         private Builder() {}
 
@@ -192,6 +194,22 @@ public final class PostgresServer implements AutoCloseable {
         }
 
         /**
+         * Serves TLS ({@code ssl = on}) with a PEM certificate and its private key, copied into
+         * the server's directory; clients still choose whether to use it ({@code sslmode}).
+         *
+         * @throws IllegalArgumentException if either file is not a readable regular file
+         */
+        public Builder tls(Path certificate, Path privateKey) {
+            for (Path file : new Path[] {certificate, privateKey}) {
+                if (file == null || !Files.isRegularFile(file) || !Files.isReadable(file)) {
+                    throw new IllegalArgumentException("TLS needs a readable certificate and key file; got " + file);
+                }
+            }
+            this.tls = new Path[] {certificate.toAbsolutePath(), privateKey.toAbsolutePath()};
+            return this;
+        }
+
+        /**
          * Creates the cluster and starts it; returns once it accepts connections. On failure,
          * everything created is stopped and deleted.
          *
@@ -199,7 +217,7 @@ public final class PostgresServer implements AutoCloseable {
          *     failed step and quotes the server's log
          */
         public PostgresServer start() {
-            ServerSettings resolved = new ServerSettings(durable, settings);
+            ServerSettings resolved = new ServerSettings(durable, settings, tls);
             PostgresServer server = new PostgresServer(startCluster(resolved));
             LOG.log(Level.DEBUG, "started {0}", server);
             return server;

@@ -13,14 +13,36 @@ import java.util.Set;
 final class ServerSettings {
     /** Settings the URL and the readiness check depend on; a caller's value would only break them. */
     private static final Set<String> RESERVED = Set.of("port", "listen_addresses", "unix_socket_directories");
+    private static final String TLS_CERTIFICATE = "flexiq-server.crt";
+    private static final String TLS_KEY = "flexiq-server.key";
 
     private final boolean durable;
     private final Map<String, String> extra;
+    private final Map<String, Path> files;
 
-    /** {@code extra}: the caller's settings, names in lower case as {@link #validate} returns them. */
-    ServerSettings(boolean durable, Map<String, String> extra) {
+    /**
+     * {@code extra}: the caller's settings, names in lower case as {@link #validate} returns them;
+     * {@code tls}: the certificate and key to serve TLS with, or null.
+     */
+    ServerSettings(boolean durable, Map<String, String> extra, Path[] tls) {
         this.durable = durable;
-        this.extra = Map.copyOf(extra);
+        Map<String, String> settings = new LinkedHashMap<>();
+        Map<String, Path> copies = new LinkedHashMap<>();
+        if (tls != null) {
+            copies.put(TLS_CERTIFICATE, tls[0]);
+            copies.put(TLS_KEY, tls[1]);
+            settings.put("ssl", "on");
+            settings.put("ssl_cert_file", TLS_CERTIFICATE);
+            settings.put("ssl_key_file", TLS_KEY);
+        }
+        settings.putAll(extra);
+        this.extra = Map.copyOf(settings);
+        this.files = Map.copyOf(copies);
+    }
+
+    /** Files to copy into the data directory before each start: name there to source. */
+    Map<String, Path> files() {
+        return files;
     }
 
     /**
