@@ -67,15 +67,27 @@ public final class CanonicalJsonSerializer implements PayloadSerializer {
 
     @Override
     public byte[] serialize(Object payload) {
-        byte[] json;
+        byte[] json = json(payload);
+        return canonical ? NativeBridge.canonicalJson(json) : json;
+    }
+
+    /**
+     * The payload as JSON that an enqueue may hand to the native core to put in canonical form
+     * there, in the same call (see {@link EnqueueBatch}); null when this serializer does not
+     * canonicalize, so that the caller serializes as usual.
+     */
+    byte[] jsonForNativeCanonicalForm(Object payload) {
+        return canonical ? json(payload) : null;
+    }
+
+    private byte[] json(Object payload) {
         try {
-            json = mapper.writeValueAsBytes(payload);
+            return mapper.writeValueAsBytes(payload);
         } catch (JsonProcessingException e) {
             throw new PayloadSerializationException(
                     "payload of type " + typeName(payload) + " does not serialize to JSON: "
                             + e.getOriginalMessage(), e);
         }
-        return canonical ? NativeBridge.canonicalJson(json) : json;
     }
 
     @Override

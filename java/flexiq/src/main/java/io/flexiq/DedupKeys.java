@@ -27,17 +27,22 @@ public final class DedupKeys {
     }
 
     static String resolveOrNull(Task<?> task, EnqueueOptions options, byte[] serializedPayload) {
-        Optional<String> explicit = options.uniqueKey();
-        if (explicit.isPresent()) {
-            return explicit.get();
+        String explicit = explicitOrNull(options);
+        if (explicit != null) {
+            return explicit;
         }
-        explicit = options.idempotencyKey();
-        if (explicit.isPresent()) {
-            return explicit.get();
-        }
-        boolean derive = options.idempotent().orElse(task.isIdempotent());
         // Task names are checked when the Task is made; no need to check again per enqueue.
-        return derive ? NativeBridge.autoKey(task.name(), serializedPayload) : null;
+        return derives(task, options) ? NativeBridge.autoKey(task.name(), serializedPayload) : null;
+    }
+
+    /** The key the options name ({@code uniqueKey}, then {@code idempotencyKey}), or null. */
+    static String explicitOrNull(EnqueueOptions options) {
+        return options.uniqueKey().orElseGet(() -> options.idempotencyKey().orElse(null));
+    }
+
+    /** Whether, absent a key the options name, the key is derived from the payload. */
+    static boolean derives(Task<?> task, EnqueueOptions options) {
+        return options.idempotent().orElse(task.isIdempotent());
     }
 
     /**

@@ -1,7 +1,5 @@
 package io.flexiq;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flexiq.internal.NativeBridge;
 import java.io.IOException;
 import java.time.Duration;
@@ -32,8 +30,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link IdempotencyConflictException}.
  */
 public final class FlexiQ implements JobQueue, AutoCloseable {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final long handle;
     private final String schema;
     private final PayloadSerializer serializer;
@@ -100,8 +96,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     /** The job with this id, if it exists. */
     public Optional<JobInfo> getJob(String jobId) {
         requireOpen();
-        String json = NativeBridge.getJob(handle, parseId(jobId));
-        return json == null ? Optional.empty() : Optional.of(jobInfo(json));
+        NativeBridge.Job job = NativeBridge.getJob(handle, parseId(jobId));
+        return job == null ? Optional.empty() : Optional.of(jobInfo(job));
     }
 
     /**
@@ -111,7 +107,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean cancel(String jobId) {
         requireOpen();
-        return NativeBridge.jobAction(handle, parseId(jobId), NativeBridge.JOB_CANCEL);
+        return NativeBridge.cancel(handle, parseId(jobId));
     }
 
     /**
@@ -121,7 +117,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean purge(String jobId) {
         requireOpen();
-        return NativeBridge.jobAction(handle, parseId(jobId), NativeBridge.JOB_PURGE);
+        return NativeBridge.purge(handle, parseId(jobId));
     }
 
     /**
@@ -132,7 +128,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean markCompleted(String jobId) {
         requireOpen();
-        return NativeBridge.jobAction(handle, parseId(jobId), NativeBridge.JOB_MARK_COMPLETED);
+        return NativeBridge.markCompleted(handle, parseId(jobId));
     }
 
     /**
@@ -161,11 +157,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     public RedriveResult redrive(String jobId, String redriveKey) {
         requireOpen();
         Limits.key("redriveKey", redriveKey);
-        long[] answer = NativeBridge.redrive(handle, parseId(jobId), redriveKey);
-        RedriveOutcome outcome = RedriveOutcome.values()[(int) answer[0]];
-        Optional<String> holder = outcome == RedriveOutcome.KEY_HELD
-                ? Optional.of(Long.toString(answer[1])) : Optional.empty();
-        return new RedriveResult(outcome, holder);
+        return NativeBridge.redrive(handle, parseId(jobId), redriveKey);
     }
 
     /** The PostgreSQL schema holding this client's tables. */
@@ -183,7 +175,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      *     PostgreSQL keeps (empty, over 63 bytes, or with a NUL character)
      */
     public void grantProducer(String role) {
-        grant(role, NativeBridge.GRANT_PRODUCER);
+        requireRole(role);
+        NativeBridge.grantProducer(handle, role);
     }
 
     /**
@@ -197,15 +190,15 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      *     PostgreSQL keeps (empty, over 63 bytes, or with a NUL character)
      */
     public void grantWorker(String role) {
-        grant(role, NativeBridge.GRANT_WORKER);
+        requireRole(role);
+        NativeBridge.grantWorker(handle, role);
     }
 
-    private void grant(String role, int grant) {
+    private void requireRole(String role) {
         requireOpen();
         if (role == null || role.isEmpty()) {
             throw new IllegalArgumentException("role must not be empty");
         }
-        NativeBridge.grant(handle, role, grant);
     }
 
     /** Starts a builder for a {@link Worker} running this client's jobs. */
@@ -279,34 +272,10 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         }
     }
 
-    private static JobInfo jobInfo(String json) {
-        try {
-            JsonNode n = JSON.readTree(json);
-            List<String> tags = new ArrayList<>();
-            n.get("tags").forEach(t -> tags.add(t.asText()));
-            return new JobInfo(n.get("id").asText(), n.get("queue").asText(), n.get("task").asText(),
-                    JobState.fromStorage(n.get("state").asText()), n.get("priority").asInt(),
-                    n.get("attempt").asInt(), n.get("maxAttempts").asInt(), tags,
-                    instant(n, "runAt"), instant(n, "createdAt"), instant(n, "startedAt"),
-                    instant(n, "finishedAt"), text(n, "keyScope"), text(n, "keyPreview"), text(n, "keyDigest"),
-                    n.get("keyHeld").asBoolean(), text(n, "lastError"));
-        } catch (IOException e) {
-            throw new FlexiQException("unreadable job record from the native core: " + e.getMessage(), e);
-        }
-    }
-
-    private static Instant instant(JsonNode n, String field) {
-        JsonNode v = n.get(field);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        long micros = v.asLong();
-        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
-    }
-
-    private static String text(JsonNode n, String field) {
-        JsonNode v = n.get(field);
-        return v == null || v.isNull() ? null : v.asText();
+    private static JobInfo jobInfo(NativeBridge.Job j) {
+        return new JobInfo(Long.toString(j.id()), j.queue(), j.task(), j.state(), j.priority(), j.attempt(),
+                j.maxAttempts(), j.tags(), j.runAt(), j.createdAt(), j.startedAt(), j.finishedAt(), j.keyScope(),
+                j.keyPreview(), j.keyDigest(), j.keyHeld(), j.lastError());
     }
 
     /** Builds a {@link FlexiQ} client. */

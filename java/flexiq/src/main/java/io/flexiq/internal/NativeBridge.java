@@ -1,14 +1,32 @@
 package io.flexiq.internal;
 
+import io.flexiq.EnqueueOptions;
+import io.flexiq.EnqueueOutcome;
+import io.flexiq.JobState;
 import io.flexiq.NativeLibraryException;
+import io.flexiq.RedriveResult;
+import io.flexiq.RetryPolicy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * Every native entry point of FlexiQ, and nothing else. Loading happens once, at first use; a
+ * Every native method of FlexiQ, and the layout of each call's request and response.
+ *
+ * <p>Every native has one shape, {@code static native byte[] name(long handle, byte[] request)}:
+ * the handle is the client's (0 for calls that need none), the request and the response are one
+ * message each in the {@link Wire} format. The library binds them when it loads
+ * ({@code RegisterNatives} in {@code JNI_OnLoad}), so a library that does not fit this class
+ * fails to load rather than failing at a first call. Loading happens once, at first use; a
  * loading failure is kept and thrown again from every later call.
  *
  * <p>Not part of the public API: callers go through {@code io.flexiq}, which validates arguments
- * and resolves dedup keys before calling here. No native method takes the {@code idempotent}
- * flag or the {@code idempotencyKey}: only the resolved key crosses.
+ * and resolves dedup keys before calling here. Only the resolved key crosses, or the request to
+ * derive it from the payload; never the {@code idempotent} flag or where the key came from.
  */
 public final class NativeBridge {
     private static String loadedFrom;
@@ -38,94 +56,228 @@ public final class NativeBridge {
         }
     }
 
+    private static Wire.Reader reader(byte[] response) {
+        return new Wire.Reader(response);
+    }
+
+    /**
+     * What the native library reports about itself: its code tables (table name to constant name
+     * to code) and the natives it binds (name to JNI signature).
+     */
+    public record Description(Map<String, Map<String, Integer>> codes, Map<String, String> natives) {}
+
+    /** The native library's code tables and natives, for the test that keeps both sides in step. */
+    public static Description describe() {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeDescribe(0, null));
+        Map<String, Map<String, Integer>> codes = new LinkedHashMap<>();
+        for (int t = r.i32(); t > 0; t--) {
+            String table = r.string();
+            Map<String, Integer> entries = new LinkedHashMap<>();
+            for (int n = r.i32(); n > 0; n--) {
+                entries.put(r.string(), r.i32());
+            }
+            codes.put(table, entries);
+        }
+        Map<String, String> natives = new LinkedHashMap<>();
+        for (int n = r.i32(); n > 0; n--) {
+            natives.put(r.string(), r.string());
+        }
+        return new Description(codes, natives);
+    }
+
     /** RFC 8785 canonical form of a JSON text. */
     public static byte[] canonicalJson(byte[] json) {
         ensureLoaded();
-        return nativeCanonicalJson(json);
+        // The response is the canonical JSON itself.
+        return nativeCanonicalJson(0, new Wire.Writer(16 + (json == null ? 0 : json.length)).bytes(json).toBytes());
     }
 
     /** The auto-derived key of a task name and serialized payload. */
     public static String autoKey(String taskName, byte[] payload) {
         ensureLoaded();
-        return nativeAutoKey(taskName, payload);
-    }
-
-    /**
-     * Panics inside native code with {@code message}. Exists so that tests can prove the panic
-     * barrier: the call must end in a {@code FlexiQException}, never in a crashed JVM.
-     */
-    public static void panicForTest(String message) {
-        ensureLoaded();
-        nativePanicForTest(message);
+        Wire.Writer w = new Wire.Writer(64 + (payload == null ? 0 : payload.length)).string(taskName).bytes(payload);
+        return reader(nativeAutoKey(0, w.toBytes())).string();
     }
 
     /** Connects a client; returns its handle. */
     public static long connect(String url, String schema, int poolSize, long connectTimeoutMillis,
             long acquireTimeoutMillis, boolean migrate) {
         ensureLoaded();
-        return nativeConnect(url, schema, poolSize, connectTimeoutMillis, acquireTimeoutMillis, migrate);
+        Wire.Writer w = new Wire.Writer(128).string(url).string(schema).i32(poolSize)
+                .i64(connectTimeoutMillis).i64(acquireTimeoutMillis).bool(migrate);
+        return reader(nativeConnect(0, w.toBytes())).i64();
     }
 
     /** Forgets a client handle; its connections close once running calls return. */
     public static void close(long client) {
         ensureLoaded();
-        nativeClose(client);
+        nativeClose(client, null);
     }
 
     /** Applies missing migrations; returns how many ran. */
     public static int migrate(long client) {
         ensureLoaded();
-        return nativeMigrate(client);
+        return reader(nativeMigrate(client, null)).i32();
     }
 
     /**
-     * Enqueues a batch given column by column; returns the job ids followed by the outcomes
-     * (0 accepted, 1 replayed). {@code Long.MIN_VALUE} marks an unset optional long.
+     * One enqueue call being written: entries are added one by one and sent together, as one
+     * statement. Each entry carries its resolved key, or asks the native core to derive the
+     * key from the payload; and its payload, or JSON for the core to put in canonical form
+     * first. A derived-key enqueue of JSON thus crosses JNI once.
      */
-    public static long[] enqueue(long client, String[] tasks, byte[][] payloads, String[] resolvedKeys,
-            String[] scopes, String[] queues, int[] priorities, long[] runAtMicros, long[] delayMillis,
-            int[] maxAttempts, long[] retryInitialMillis, long[] retryMaxMillis, double[] retryMultipliers,
-            double[] retryJitters, long[] timeoutMillis, String[] nulSeparatedTags, long[] keyRetentionMillis) {
-        ensureLoaded();
-        return nativeEnqueue(client, tasks, payloads, resolvedKeys, scopes, queues, priorities, runAtMicros,
-                delayMillis, maxAttempts, retryInitialMillis, retryMaxMillis, retryMultipliers, retryJitters,
-                timeoutMillis, nulSeparatedTags, keyRetentionMillis);
+    public static final class Enqueue {
+        private final int size;
+        private final Wire.Writer w;
+        private int added;
+
+        /** A call for {@code size} entries. */
+        public Enqueue(int size) {
+            this.size = size;
+            this.w = new Wire.Writer(64 + size * 160).i32(size);
+        }
+
+        /**
+         * Adds an entry.
+         *
+         * @param canonicalize whether {@code payload} is JSON to put in canonical form first
+         * @param key the resolved key, or null
+         * @param deriveKey whether the key is the auto key of the (canonical) payload
+         */
+        public void add(String task, byte[] payload, boolean canonicalize, String key, boolean deriveKey,
+                EnqueueOptions options) {
+            if (added == size) {
+                throw new IllegalStateException("this enqueue has room for " + size + " entries");
+            }
+            added++;
+            RetryPolicy retry = options.retryPolicy();
+            Optional<Instant> runAt = options.runAt();
+            Optional<Duration> delay = options.delay();
+            Optional<Duration> timeout = options.timeout();
+            Optional<Duration> retention = options.keyRetention();
+            w.string(task).bool(canonicalize).bytes(payload).bool(deriveKey).string(key)
+                    .string(options.scope()).string(options.queue()).i32(options.priority())
+                    .optI64(runAt.isPresent(), runAt.map(NativeBridge::micros).orElse(0L))
+                    .optI64(delay.isPresent(), delay.map(Duration::toMillis).orElse(0L))
+                    .i32(options.maxAttempts())
+                    .i64(retry.initialDelay().toMillis()).i64(retry.maxDelay().toMillis())
+                    .f64(retry.multiplier()).f64(retry.jitter())
+                    .optI64(timeout.isPresent(), timeout.map(Duration::toMillis).orElse(0L))
+                    .strings(options.tags().toArray(new String[0]))
+                    .optI64(retention.isPresent(), retention.map(Duration::toMillis).orElse(0L));
+        }
+
+        /** Sends the entries in one native call; the results are in input order. */
+        public Enqueued send(long client) {
+            if (added != size) {
+                throw new IllegalStateException("enqueue has " + added + " of " + size + " entries");
+            }
+            ensureLoaded();
+            Wire.Reader r = reader(nativeEnqueue(client, w.toBytes()));
+            int n = r.i32();
+            long[] ids = new long[n];
+            EnqueueOutcome[] outcomes = new EnqueueOutcome[n];
+            for (int i = 0; i < n; i++) {
+                ids[i] = r.i64();
+                outcomes[i] = Codes.ENQUEUE_OUTCOME.of(r.i32());
+            }
+            return new Enqueued(ids, outcomes);
+        }
     }
 
-    /** The job as JSON, or null. */
-    public static String getJob(long client, long jobId) {
-        ensureLoaded();
-        return nativeGetJob(client, jobId);
+    /** The jobs an enqueue resolved to, and how, in input order. */
+    public record Enqueued(long[] jobIds, EnqueueOutcome[] outcomes) {}
+
+    private static long micros(Instant at) {
+        return Math.addExact(Math.multiplyExact(at.getEpochSecond(), 1_000_000L), at.getNano() / 1_000);
     }
 
-    /** {@link #jobAction}: cancel a pending job. */
-    public static final int JOB_CANCEL = 0;
-    /** {@link #jobAction}: delete a job that is not running. */
-    public static final int JOB_PURGE = 1;
-    /** {@link #jobAction}: complete a pending or running job without running it. */
-    public static final int JOB_MARK_COMPLETED = 2;
-
-    /** Applies one of the {@code JOB_*} changes; false if the job's state does not allow it. */
-    public static boolean jobAction(long client, long jobId, int action) {
-        ensureLoaded();
-        return nativeJobAction(client, jobId, action);
+    private static Instant instant(long micros) {
+        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
     }
 
-    /** {@link #grant}: what a producer needs to enqueue and read jobs. */
-    public static final int GRANT_PRODUCER = 0;
-    /** {@link #grant}: what a worker needs to run jobs. */
-    public static final int GRANT_WORKER = 1;
+    private static Instant instant(Long micros) {
+        return micros == null ? null : instant(micros.longValue());
+    }
 
-    /** Grants {@code role} one of the {@code GRANT_*} privilege sets on the client's schema. */
-    public static void grant(long client, String role, int grant) {
+    /** A job as the core reads it; null fields are absent. */
+    public record Job(long id, String queue, String task, JobState state, int priority, int attempt,
+            int maxAttempts, List<String> tags, Instant runAt, Instant createdAt, Instant startedAt,
+            Instant finishedAt, String keyScope, String keyPreview, String keyDigest, boolean keyHeld,
+            String lastError) {}
+
+    /** The job, or null. */
+    public static Job getJob(long client, long jobId) {
         ensureLoaded();
-        nativeGrant(client, role, grant);
+        Wire.Reader r = reader(nativeGetJob(client, new Wire.Writer(8).i64(jobId).toBytes()));
+        if (!r.bool()) {
+            return null;
+        }
+        long id = r.i64();
+        String queue = r.string();
+        String task = r.string();
+        JobState state = Codes.JOB_STATE.of(r.i32());
+        int priority = r.i32();
+        int attempt = r.i32();
+        int maxAttempts = r.i32();
+        List<String> tags = new ArrayList<>();
+        for (int n = r.i32(); n > 0; n--) {
+            tags.add(r.string());
+        }
+        Instant runAt = instant(r.i64());
+        Instant createdAt = instant(r.i64());
+        Instant startedAt = instant(r.optI64());
+        Instant finishedAt = instant(r.optI64());
+        return new Job(id, queue, task, state, priority, attempt, maxAttempts, tags, runAt, createdAt, startedAt,
+                finishedAt, r.string(), r.string(), r.string(), r.bool(), r.string());
+    }
+
+    private static byte[] jobId(long jobId) {
+        return new Wire.Writer(8).i64(jobId).toBytes();
+    }
+
+    /** Cancels a pending job; false if it does not exist or is not pending. */
+    public static boolean cancel(long client, long jobId) {
+        ensureLoaded();
+        return reader(nativeCancel(client, jobId(jobId))).bool();
+    }
+
+    /** Deletes a job that is not running; false if it does not exist or is running. */
+    public static boolean purge(long client, long jobId) {
+        ensureLoaded();
+        return reader(nativePurge(client, jobId(jobId))).bool();
+    }
+
+    /** Completes a pending or running job without running it; false if it does not exist or has finished. */
+    public static boolean markCompleted(long client, long jobId) {
+        ensureLoaded();
+        return reader(nativeMarkCompleted(client, jobId(jobId))).bool();
+    }
+
+    /** Grants {@code role} what a producer needs on the client's schema. */
+    public static void grantProducer(long client, String role) {
+        ensureLoaded();
+        nativeGrantProducer(client, new Wire.Writer(64).string(role).toBytes());
+    }
+
+    /** Grants {@code role} what a worker needs on the client's schema. */
+    public static void grantWorker(long client, String role) {
+        ensureLoaded();
+        nativeGrantWorker(client, new Wire.Writer(64).string(role).toBytes());
     }
 
     /** Deletes expired key bindings; returns how many. */
     public static long expireKeys(long client) {
         ensureLoaded();
-        return nativeExpireKeys(client);
+        return reader(nativeExpireKeys(client, null)).i64();
+    }
+
+    /** Redrives a dead job. */
+    public static RedriveResult redrive(long client, long jobId, String redriveKey) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeRedrive(client, new Wire.Writer(64).i64(jobId).string(redriveKey).toBytes()));
+        return new RedriveResult(Codes.REDRIVE_OUTCOME.of(r.i32()), Optional.ofNullable(r.optI64()).map(String::valueOf));
     }
 
     /**
@@ -137,8 +289,9 @@ public final class NativeBridge {
             long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
             int[] taskIndexes, byte[][] payloads) {
         ensureLoaded();
-        return nativeClaim(client, queues, tasks, limit, leaseMillis, token, ids, attempts, maxAttempts,
-                timeoutMillis, queueIndexes, taskIndexes, payloads);
+        byte[] request = claimRequest(queues, tasks, Math.min(limit, ids.length), leaseMillis, token);
+        return readClaimed(nativeClaim(client, request), ids, attempts, maxAttempts, timeoutMillis, queueIndexes,
+                taskIndexes, payloads);
     }
 
     /**
@@ -149,20 +302,63 @@ public final class NativeBridge {
             long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
             int[] taskIndexes, byte[][] payloads) {
         ensureLoaded();
-        return nativeRecoverClaim(client, queues, tasks, leaseMillis, token, ids, attempts, maxAttempts,
-                timeoutMillis, queueIndexes, taskIndexes, payloads);
+        byte[] request = claimRequest(queues, tasks, ids.length, leaseMillis, token);
+        return readClaimed(nativeRecoverClaim(client, request), ids, attempts, maxAttempts, timeoutMillis,
+                queueIndexes, taskIndexes, payloads);
+    }
+
+    private static byte[] claimRequest(String[] queues, String[] tasks, int limit, long leaseMillis, long token) {
+        return new Wire.Writer(128).strings(queues).strings(tasks).i32(limit).i64(leaseMillis).i64(token).toBytes();
+    }
+
+    private static int readClaimed(byte[] response, long[] ids, int[] attempts, int[] maxAttempts,
+            long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes, byte[][] payloads) {
+        Wire.Reader r = reader(response);
+        int n = r.i32();
+        for (int i = 0; i < n; i++) {
+            ids[i] = r.i64();
+            attempts[i] = r.i32();
+            maxAttempts[i] = r.i32();
+            Long timeout = r.optI64();
+            timeoutMillis[i] = timeout == null ? Long.MIN_VALUE : timeout;
+            queueIndexes[i] = r.i32();
+            taskIndexes[i] = r.i32();
+            payloads[i] = r.bytes();
+        }
+        return n;
+    }
+
+    /** A list of attempts: (job id, attempt number) each; a call may append more fields. */
+    private static Wire.Writer attempts(long[] ids, int[] attempts) {
+        if (ids.length != attempts.length) {
+            throw new IllegalArgumentException(ids.length + " job ids for " + attempts.length + " attempts");
+        }
+        Wire.Writer w = new Wire.Writer(16 + 12 * ids.length).i32(ids.length);
+        for (int i = 0; i < ids.length; i++) {
+            w.i64(ids[i]).i32(attempts[i]);
+        }
+        return w;
+    }
+
+    private static long[] ids(byte[] response) {
+        Wire.Reader r = reader(response);
+        long[] ids = new long[r.i32()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = r.i64();
+        }
+        return ids;
     }
 
     /** Completes the attempts' jobs; returns the ids whose attempt still held the job. */
     public static long[] complete(long client, long[] ids, int[] attempts) {
         ensureLoaded();
-        return nativeComplete(client, ids, attempts);
+        return ids(nativeComplete(client, attempts(ids, attempts).toBytes()));
     }
 
     /** Extends the attempts' leases; returns the ids whose attempt still holds the job. */
     public static long[] extendLeases(long client, long[] ids, int[] attempts, long leaseMillis) {
         ensureLoaded();
-        return nativeExtendLeases(client, ids, attempts, leaseMillis);
+        return ids(nativeExtendLeases(client, attempts(ids, attempts).i64(leaseMillis).toBytes()));
     }
 
     /**
@@ -171,115 +367,112 @@ public final class NativeBridge {
      */
     public static long fail(long client, long id, int attempt, String error) {
         ensureLoaded();
-        return nativeFail(client, id, attempt, error);
+        int room = 16 + (error == null ? 0 : 3 * error.length());
+        Wire.Reader r = reader(nativeFail(client, new Wire.Writer(room).i64(id).i32(attempt).text(error).toBytes()));
+        if (!r.bool()) {
+            return -1;
+        }
+        JobState state = Codes.JOB_STATE.of(r.i32());
+        long runAt = r.i64();
+        return state == JobState.DEAD ? 0 : runAt;
     }
 
     /** Puts back to work the running jobs whose lease has passed; returns how many. */
     public static long rescueExpired(long client) {
         ensureLoaded();
-        return nativeRescueExpired(client);
+        return reader(nativeRescueExpired(client, null)).i64();
     }
 
     /** Gives back unfinished attempts; their jobs are due again and the attempts do not count. */
     public static long returnAttempts(long client, long[] ids, int[] attempts) {
         ensureLoaded();
-        return nativeReturnAttempts(client, ids, attempts);
+        return reader(nativeReturnAttempts(client, attempts(ids, attempts).toBytes())).i64();
     }
 
     /** Stores a checkpoint while the attempt holds its job; false when it no longer does. */
     public static boolean saveCheckpoint(long client, long id, int attempt, String name, byte[] value) {
         ensureLoaded();
-        return nativeSaveCheckpoint(client, id, attempt, name, value);
+        Wire.Writer w = new Wire.Writer(64 + (value == null ? 0 : value.length)).i64(id).i32(attempt).string(name)
+                .bytes(value);
+        return reader(nativeSaveCheckpoint(client, w.toBytes())).bool();
     }
 
     /** A job's checkpoint, or null. */
     public static byte[] checkpoint(long client, long id, String name) {
         ensureLoaded();
-        return nativeCheckpoint(client, id, name);
-    }
-
-    /**
-     * Redrives a dead job; returns the outcome (the ordinal of {@code io.flexiq.RedriveOutcome})
-     * and the key's holder (or 0).
-     */
-    public static long[] redrive(long client, long id, String redriveKey) {
-        ensureLoaded();
-        return nativeRedrive(client, id, redriveKey);
+        Wire.Reader r = reader(nativeCheckpoint(client, new Wire.Writer(64).i64(id).string(name).toBytes()));
+        return r.bool() ? r.bytes() : null;
     }
 
     /** The client's wake-up generation; starts its listener on first use. */
     public static long workGeneration(long client) {
         ensureLoaded();
-        return nativeWorkGeneration(client);
+        return reader(nativeWorkGeneration(client, null)).i64();
     }
 
     /** Waits until the wake-up generation moves past {@code seen}, or the timeout; returns it. */
     public static long awaitWork(long client, long seen, long timeoutMillis) {
         ensureLoaded();
-        return nativeAwaitWork(client, seen, timeoutMillis);
+        return reader(nativeAwaitWork(client, new Wire.Writer(16).i64(seen).i64(timeoutMillis).toBytes())).i64();
     }
 
     /** Wakes the client's waiting workers. */
     public static void wakeWorkers(long client) {
         ensureLoaded();
-        nativeWakeWorkers(client);
+        nativeWakeWorkers(client, null);
     }
 
-    private static native void nativePanicForTest(String message);
+    private static native byte[] nativeDescribe(long none, byte[] request);
 
-    private static native long nativeConnect(String url, String schema, int poolSize, long connectTimeoutMillis,
-            long acquireTimeoutMillis, boolean migrate);
+    private static native byte[] nativeCanonicalJson(long none, byte[] request);
 
-    private static native void nativeClose(long client);
+    private static native byte[] nativeAutoKey(long none, byte[] request);
 
-    private static native int nativeMigrate(long client);
+    private static native byte[] nativeConnect(long none, byte[] request);
 
-    private static native long[] nativeEnqueue(long client, String[] tasks, byte[][] payloads,
-            String[] resolvedKeys, String[] scopes, String[] queues, int[] priorities, long[] runAtMicros,
-            long[] delayMillis, int[] maxAttempts, long[] retryInitialMillis, long[] retryMaxMillis,
-            double[] retryMultipliers, double[] retryJitters, long[] timeoutMillis, String[] nulSeparatedTags,
-            long[] keyRetentionMillis);
+    private static native byte[] nativeClose(long client, byte[] request);
 
-    private static native String nativeGetJob(long client, long jobId);
+    private static native byte[] nativeMigrate(long client, byte[] request);
 
-    private static native boolean nativeJobAction(long client, long jobId, int action);
+    private static native byte[] nativeEnqueue(long client, byte[] request);
 
-    private static native void nativeGrant(long client, String role, int grant);
+    private static native byte[] nativeGetJob(long client, byte[] request);
 
-    private static native long nativeExpireKeys(long client);
+    private static native byte[] nativeCancel(long client, byte[] request);
 
-    private static native int nativeClaim(long client, String[] queues, String[] tasks, int limit, long leaseMillis,
-            long token, long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
-            int[] taskIndexes, byte[][] payloads);
+    private static native byte[] nativePurge(long client, byte[] request);
 
-    private static native int nativeRecoverClaim(long client, String[] queues, String[] tasks, long leaseMillis,
-            long token, long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
-            int[] taskIndexes, byte[][] payloads);
+    private static native byte[] nativeMarkCompleted(long client, byte[] request);
 
-    private static native long[] nativeComplete(long client, long[] ids, int[] attempts);
+    private static native byte[] nativeExpireKeys(long client, byte[] request);
 
-    private static native long[] nativeExtendLeases(long client, long[] ids, int[] attempts, long leaseMillis);
+    private static native byte[] nativeRedrive(long client, byte[] request);
 
-    private static native long nativeFail(long client, long id, int attempt, String error);
+    private static native byte[] nativeGrantProducer(long client, byte[] request);
 
-    private static native long nativeRescueExpired(long client);
+    private static native byte[] nativeGrantWorker(long client, byte[] request);
 
-    private static native long nativeReturnAttempts(long client, long[] ids, int[] attempts);
+    private static native byte[] nativeClaim(long client, byte[] request);
 
-    private static native boolean nativeSaveCheckpoint(long client, long id, int attempt, String name,
-            byte[] value);
+    private static native byte[] nativeRecoverClaim(long client, byte[] request);
 
-    private static native byte[] nativeCheckpoint(long client, long id, String name);
+    private static native byte[] nativeComplete(long client, byte[] request);
 
-    private static native long[] nativeRedrive(long client, long id, String redriveKey);
+    private static native byte[] nativeExtendLeases(long client, byte[] request);
 
-    private static native long nativeWorkGeneration(long client);
+    private static native byte[] nativeFail(long client, byte[] request);
 
-    private static native long nativeAwaitWork(long client, long seen, long timeoutMillis);
+    private static native byte[] nativeRescueExpired(long client, byte[] request);
 
-    private static native void nativeWakeWorkers(long client);
+    private static native byte[] nativeReturnAttempts(long client, byte[] request);
 
-    private static native byte[] nativeCanonicalJson(byte[] json);
+    private static native byte[] nativeSaveCheckpoint(long client, byte[] request);
 
-    private static native String nativeAutoKey(String taskName, byte[] payload);
+    private static native byte[] nativeCheckpoint(long client, byte[] request);
+
+    private static native byte[] nativeWorkGeneration(long client, byte[] request);
+
+    private static native byte[] nativeAwaitWork(long client, byte[] request);
+
+    private static native byte[] nativeWakeWorkers(long client, byte[] request);
 }

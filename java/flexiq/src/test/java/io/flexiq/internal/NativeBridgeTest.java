@@ -1,6 +1,7 @@
 package io.flexiq.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,11 +9,13 @@ import io.flexiq.FlexiQException;
 import io.flexiq.PayloadSerializationException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.lang.reflect.Parameter;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** Errors crossing JNI arrive as typed Java exceptions; a Rust panic never crashes the JVM. */
@@ -67,11 +70,26 @@ class NativeBridgeTest {
                 e.getMessage());
     }
 
+    /** The panicking native lives in the test library, in the very shell the shipped natives run in. */
     @Test
     void aPanicBecomesAFlexiQExceptionAndTheJvmCarriesOn() {
-        FlexiQException e = assertThrows(FlexiQException.class, () -> NativeBridge.panicForTest("deliberate"));
+        FlexiQException e = assertThrows(FlexiQException.class, () -> PanicProbe.panic("deliberate"));
         assertEquals("native panic: deliberate", e.getMessage());
         assertEquals("auto:", NativeBridge.autoKey("t", new byte[0]).substring(0, 5));
+    }
+
+    /**
+     * The shipped library exports no {@code Java_…} symbol (its natives are bound in
+     * {@code JNI_OnLoad}) and holds no test native; the test library, read the same way, does.
+     */
+    @Test
+    void theShippedLibraryHoldsNoTestNativeAndNoJavaSymbol() throws Exception {
+        String shipped = new String(Files.readAllBytes(Paths.get(NativeBridge.loadedFrom())), StandardCharsets.ISO_8859_1);
+        assertTrue(shipped.contains("nativeEnqueue"), "the check reads the names of natives");
+        assertFalse(shipped.contains("nativePanic"), "the shipped library holds the panic native");
+        assertFalse(shipped.contains("Java_io_flexiq"), "the shipped library exports a Java_ symbol");
+        String test = new String(Files.readAllBytes(PanicProbe.LIBRARY), StandardCharsets.ISO_8859_1);
+        assertTrue(test.contains("nativePanic"), "the test library holds the panic native");
     }
 
     @Test
@@ -80,35 +98,27 @@ class NativeBridgeTest {
         assertTrue(from.matches(".*/flexiq-[0-9a-f]{16}-libflexiq_jni\\.so"), from);
     }
 
-    /** Only the resolved key crosses JNI: no native method can receive the inputs it came from. */
+    /**
+     * Every native has the one shape {@code byte[] name(long, byte[])}, and the library binds
+     * exactly the natives this class declares. Only the resolved key (or the request to derive
+     * it) crosses, inside the request: no native has a parameter of its own for a flag or a key.
+     */
     @Test
-    void noNativeMethodTakesTheIdempotentFlagOrTheIdempotencyKey() {
-        List<String> natives = new ArrayList<>();
-        Method enqueue = null;
+    void everyNativeHasTheOneShapeAndTheLibraryBindsExactlyThem() {
+        Set<String> declared = new TreeSet<>();
         for (Method m : NativeBridge.class.getDeclaredMethods()) {
             if (!Modifier.isNative(m.getModifiers())) {
                 continue;
             }
-            natives.add(m.getName());
-            if (m.getName().equals("nativeEnqueue")) {
-                enqueue = m;
-            }
-            for (Parameter p : m.getParameters()) {
-                assertTrue(p.isNamePresent(), "compile with -parameters so this test can read names");
-                String name = p.getName().toLowerCase(Locale.ROOT);
-                assertTrue(!name.contains("idempoten"), m.getName() + " takes " + p.getName());
-            }
+            declared.add(m.getName());
+            assertTrue(Modifier.isStatic(m.getModifiers()), m.getName());
+            assertEquals(byte[].class, m.getReturnType(), m.getName());
+            assertEquals(List.of(long.class, byte[].class), Arrays.asList(m.getParameterTypes()), m.getName());
         }
-        assertTrue(natives.contains("nativeAutoKey"), natives.toString());
-        assertTrue(enqueue != null, "nativeEnqueue exists: " + natives);
-        List<String> keyParameters = new ArrayList<>();
-        for (Parameter p : enqueue.getParameters()) {
-            assertTrue(p.getType() != boolean.class && p.getType() != boolean[].class,
-                    "nativeEnqueue takes a flag: " + p.getName());
-            if (p.getName().toLowerCase(Locale.ROOT).contains("key") && !p.getName().contains("Retention")) {
-                keyParameters.add(p.getName());
-            }
+        NativeBridge.Description described = NativeBridge.describe();
+        assertEquals(declared, new TreeSet<>(described.natives().keySet()));
+        for (String signature : described.natives().values()) {
+            assertEquals("(J[B)[B", signature);
         }
-        assertEquals(List.of("resolvedKeys"), keyParameters);
     }
 }
