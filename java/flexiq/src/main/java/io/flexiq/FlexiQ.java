@@ -1,10 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
-import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;

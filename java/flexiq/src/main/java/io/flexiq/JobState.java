@@ -1,7 +1,5 @@
 package io.flexiq;
 
-import java.util.Locale;
-
 /** Where a job is in its life. A job holds its key while it is pending or running. */
 public enum JobState {
     /** Pending: due now, waiting for a worker. */
@@ -18,10 +16,6 @@ public enum JobState {
     DEAD,
     /** Cancelled before it ran. */
     CANCELLED;
-
-    static JobState fromStorage(String name) {
-        return valueOf(name.toUpperCase(Locale.ROOT));
-    }
 
     /** Whether the job is pending or running, and so holds its key. */
     public boolean isActive() {
