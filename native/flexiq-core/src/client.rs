@@ -23,7 +23,7 @@ pub struct ClientConfig {
     /// How long a call waits for one of the pool's connections to come free before it fails
     /// as [`Error::PoolExhausted`].
     pub acquire_timeout: Duration,
-    /// Whether to apply missing migrations while connecting.
+    /// Whether to apply missing migrations and changed definitions while connecting.
     pub migrate: bool,
 }
 
@@ -101,7 +101,7 @@ impl Statements {
 
 impl Client {
     /// Connects (failing within the connect timeout when PostgreSQL is unreachable) and, when
-    /// the configuration says so, applies missing migrations.
+    /// the configuration says so, migrates (see [`Client::migrate`]).
     pub async fn connect(config: &ClientConfig) -> Result<Client> {
         let schema = Schema::new(&config.schema)?;
         if config.pool_size == 0 {
@@ -128,7 +128,8 @@ impl Client {
         Ok(client)
     }
 
-    /// Applies missing migrations; returns how many ran.
+    /// Applies missing migrations, then the functions and triggers whose definitions changed;
+    /// returns how many of either ran (0: the schema was up to date).
     pub async fn migrate(&self) -> Result<usize> {
         Ok(self
             .pool
