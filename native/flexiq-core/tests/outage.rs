@@ -65,11 +65,11 @@ async fn calls_fail_within_the_connect_timeout_and_succeed_whole_once_the_server
         .fetch_one(&pool)
         .await
         .expect("count");
-    let bindings: i64 = sqlx::query_scalar("SELECT count(*) FROM outage.jobs WHERE key_held")
+    let held: i64 = sqlx::query_scalar("SELECT count(*) FROM outage.jobs WHERE key_held")
         .fetch_one(&pool)
         .await
         .expect("count");
-    assert_eq!((jobs, bindings), (100, 100));
+    assert_eq!((jobs, held), (100, 100));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
