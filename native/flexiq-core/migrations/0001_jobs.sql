@@ -1,6 +1,8 @@
--- Jobs. A job's dedup key (by digest, never raw) lives on the job's own row, so a binding can
+-- Jobs. A job's dedup key (by digest, never raw) lives on the job's own row, so a held key can
 -- never outlive, or be kept apart from, the job it names.
 -- {schema} is replaced by the client's schema name, which is checked to be a plain identifier.
+-- Migrations hold tables, indexes and sequences; functions and triggers are definitions of
+-- their own (sql/functions/), applied after the migrations whenever they change (schema.rs).
 
 CREATE TABLE {schema}.jobs (
     id               bigserial PRIMARY KEY,

@@ -23,7 +23,7 @@ pub struct ClientConfig {
     /// How long a call waits for one of the pool's connections to come free before it fails
     /// as [`Error::PoolExhausted`].
     pub acquire_timeout: Duration,
-    /// Whether to apply missing migrations while connecting.
+    /// Whether to apply missing migrations and changed definitions while connecting.
     pub migrate: bool,
 }
 
@@ -68,6 +68,7 @@ pub(crate) struct Statements {
     pub fail_attempt: String,
     pub rescue_expired: String,
     pub return_attempts: String,
+    pub set_grantee: String,
     pub grant_producer: String,
     pub grant_worker: String,
 }
@@ -79,21 +80,19 @@ impl Statements {
             insert_unkeyed: s.sql(include_str!("../sql/insert_unkeyed.sql")),
             get_job: s.sql(include_str!("../sql/get_job.sql")),
             finish_job: s.sql(include_str!("../sql/finish_job.sql")),
-            purge: s.sql("DELETE FROM {schema}.jobs WHERE id = $1 AND state <> 'running'"),
-            expire_keys: s.sql(
-                "UPDATE {schema}.jobs SET key_held = false WHERE key_held AND held_until <= now()",
-            ),
+            purge: s.sql(include_str!("../sql/purge.sql")),
+            expire_keys: s.sql(include_str!("../sql/expire_keys.sql")),
             claim: s.sql(include_str!("../sql/claim.sql")),
             recover_claim: s.sql(include_str!("../sql/recover_claim.sql")),
             complete_attempts: s.sql(include_str!("../sql/complete_attempts.sql")),
             save_checkpoint: s.sql(include_str!("../sql/save_checkpoint.sql")),
-            checkpoint: s
-                .sql("SELECT value FROM {schema}.checkpoints WHERE job_id = $1 AND name = $2"),
-            redrive: s.sql("SELECT outcome, holder, state FROM {schema}.redrive($1, $2, $3)"),
+            checkpoint: s.sql(include_str!("../sql/checkpoint.sql")),
+            redrive: s.sql(include_str!("../sql/redrive.sql")),
             extend_leases: s.sql(include_str!("../sql/extend_leases.sql")),
             fail_attempt: s.sql(include_str!("../sql/fail_attempt.sql")),
             rescue_expired: s.sql(include_str!("../sql/rescue_expired.sql")),
             return_attempts: s.sql(include_str!("../sql/return_attempts.sql")),
+            set_grantee: s.sql(include_str!("../sql/set_grantee.sql")),
             grant_producer: s.sql(include_str!("../sql/grant_producer.sql")),
             grant_worker: s.sql(include_str!("../sql/grant_worker.sql")),
         }
@@ -102,7 +101,7 @@ impl Statements {
 
 impl Client {
     /// Connects (failing within the connect timeout when PostgreSQL is unreachable) and, when
-    /// the configuration says so, applies missing migrations.
+    /// the configuration says so, migrates (see [`Client::migrate`]).
     pub async fn connect(config: &ClientConfig) -> Result<Client> {
         let schema = Schema::new(&config.schema)?;
         if config.pool_size == 0 {
@@ -129,7 +128,8 @@ impl Client {
         Ok(client)
     }
 
-    /// Applies missing migrations; returns how many ran.
+    /// Applies missing migrations, then the functions and triggers whose definitions changed;
+    /// returns how many of either ran (0: the schema was up to date).
     pub async fn migrate(&self) -> Result<usize> {
         Ok(self
             .pool

@@ -32,7 +32,7 @@ pub struct Enqueued {
 
 /// SQLSTATE raised by `enqueue_keyed` for an idempotency conflict.
 const CONFLICT_SQLSTATE: &str = "FQ409";
-/// SQLSTATE of a deadlock, which concurrent batches binding overlapping keys can still meet.
+/// SQLSTATE of a deadlock, which concurrent batches with overlapping keys can still meet.
 const DEADLOCK_SQLSTATE: &str = "40P01";
 /// How often a batch that lost a deadlock is tried again.
 const DEADLOCK_RETRIES: usize = 5;

@@ -37,7 +37,7 @@ impl Client {
             .run(Repeat::Safe, async |c| {
                 let mut tx = c.begin().await?;
                 // The grant reads the role from this setting and quotes it (%I).
-                sqlx::query("SELECT set_config('flexiq.grantee', $1, true)")
+                sqlx::query(&self.sql.set_grantee)
                     .bind(role)
                     .execute(&mut *tx)
                     .await?;

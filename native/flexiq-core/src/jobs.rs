@@ -34,7 +34,7 @@ pub struct JobInfo {
     pub key_scope: Option<String>,
     pub key_digest: Option<String>,
     pub key_preview: Option<String>,
-    /// Whether the job's key binding still holds (the job is active, or retention is open).
+    /// Whether the job holds its key: it is active, or its retention window is open.
     pub key_held: bool,
     pub last_error: Option<String>,
 }
@@ -82,7 +82,8 @@ impl Client {
         Ok(moved.rows_affected() == 1)
     }
 
-    /// Deletes a job that is not running, and with it its key binding, whatever the retention.
+    /// Deletes a job that is not running; its key, kept on its row, goes with it whatever the
+    /// retention.
     pub async fn purge(&self, id: i64) -> Result<bool> {
         let purged = self
             .pool

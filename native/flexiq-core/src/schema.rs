@@ -1,11 +1,16 @@
-//! The client's PostgreSQL schema and the versioned migrations that build it.
+//! The client's PostgreSQL schema: versioned migrations for its tables, then its functions and
+//! triggers, each kept as its current definition and applied again whenever its text changes.
 
+use std::collections::HashMap;
+
+use sha2::{Digest, Sha256};
 use sqlx::postgres::PgConnection;
 use sqlx::{Connection, Executor};
 
 use crate::error::{Error, Result};
 
-/// A migration: its version, a description, and its SQL with `{schema}` placeholders.
+/// A migration: its version, a description, and its SQL with `{schema}` placeholders. Tables,
+/// indexes, sequences and types only; functions and triggers are [`Definition`]s.
 struct Migration {
     version: i32,
     description: &'static str,
@@ -20,19 +25,71 @@ const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 2,
-        description: "enqueue functions",
-        sql: include_str!("../migrations/0002_enqueue_functions.sql"),
-    },
-    Migration {
-        version: 3,
-        description: "leases of running jobs",
-        sql: include_str!("../migrations/0003_running.sql"),
+        description: "leases, checkpoints and redrives of running jobs",
+        sql: include_str!("../migrations/0002_running.sql"),
     },
 ];
+
+/// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,
+/// written with `CREATE OR REPLACE` so that applying it again is harmless.
+struct Definition {
+    name: &'static str,
+    sql: &'static str,
+}
+
+impl Definition {
+    /// The SHA-256 of the file as shipped, before the schema name is filled in.
+    fn checksum(&self) -> Vec<u8> {
+        Sha256::digest(self.sql.as_bytes()).to_vec()
+    }
+}
+
+macro_rules! definition {
+    ($name:literal) => {
+        Definition {
+            name: $name,
+            sql: include_str!(concat!("../sql/functions/", $name, ".sql")),
+        }
+    };
+}
+
+/// Every definition, in the order they are applied: what one uses comes before it. (SQL
+/// functions are checked against what they name when they are created; a trigger needs its
+/// function.)
+///
+/// `CREATE OR REPLACE` keeps a function's grants, and PUBLIC's revoked EXECUTE, but cannot
+/// change its return type or its parameters' names, and a different parameter list makes a
+/// second function beside the first. A definition whose signature changes therefore starts
+/// with `DROP FUNCTION IF EXISTS` of the old signature; the drop takes the grants on the old
+/// function with it, so roles must be granted again (`Client::grant`, as after any upgrade).
+/// Removing a definition takes a versioned migration that drops its function.
+const DEFINITIONS: &[Definition] = &[
+    definition!("micros_to_timestamptz"),
+    definition!("new_jobs"),
+    definition!("request_of"),
+    definition!("enqueue_keyed"),
+    definition!("announce"),
+    definition!("announce_inserted"),
+    definition!("release_key"),
+    definition!("redrive"),
+];
+
+/// Statements that keep the schema's bookkeeping.
+const LOCK: &str = include_str!("../sql/migrate/lock.sql");
+const BOOTSTRAP: &str = include_str!("../sql/migrate/bootstrap.sql");
+const APPLIED_MIGRATIONS: &str = include_str!("../sql/migrate/applied_migrations.sql");
+const RECORD_MIGRATION: &str = include_str!("../sql/migrate/record_migration.sql");
+const APPLIED_DEFINITIONS: &str = include_str!("../sql/migrate/applied_definitions.sql");
+const RECORD_DEFINITION: &str = include_str!("../sql/migrate/record_definition.sql");
 
 /// How many migrations a fully migrated schema has applied.
 pub fn migration_count() -> usize {
     MIGRATIONS.len()
+}
+
+/// How many definitions (functions and triggers) a fully migrated schema has applied.
+pub fn definition_count() -> usize {
+    DEFINITIONS.len()
 }
 
 /// What the schema's wake-up channel is named after the schema name with.
@@ -85,43 +142,58 @@ impl Schema {
     }
 }
 
-/// Applies every migration the schema lacks, in one transaction, and returns how many ran.
+/// Applies every migration the schema lacks, then every definition whose text differs from the
+/// one last applied (or was never applied), all in one transaction; returns how many of
+/// either ran.
 ///
 /// Safe when several processes migrate at once: a transaction-scoped advisory lock, keyed by
 /// the schema name, lets one of them in at a time, and the others then find nothing to do.
+/// Migrations run before definitions and so cannot call them (a fresh schema has none yet); a
+/// migration that changes what a definition relies on lands with that definition's new text.
 pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> sqlx::Result<usize> {
-    let bootstrap = schema.sql(
-        "CREATE SCHEMA IF NOT EXISTS {schema};
-         CREATE TABLE IF NOT EXISTS {schema}.schema_migrations (
-             version integer PRIMARY KEY,
-             description text NOT NULL,
-             applied_at timestamptz NOT NULL DEFAULT now())",
-    );
-    let list = schema.sql("SELECT version FROM {schema}.schema_migrations");
-    let record =
-        schema.sql("INSERT INTO {schema}.schema_migrations (version, description) VALUES ($1, $2)");
     let mut tx = connection.begin().await?;
-    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
-        .bind(format!("flexiq.migrate.{}", schema.name()))
-        .execute(tx.as_mut())
+    sqlx::query(&schema.sql(LOCK)).execute(tx.as_mut()).await?;
+    tx.as_mut().execute(schema.sql(BOOTSTRAP).as_str()).await?;
+    let mut ran = 0;
+
+    let applied: Vec<i32> = sqlx::query_scalar(&schema.sql(APPLIED_MIGRATIONS))
+        .fetch_all(tx.as_mut())
         .await?;
-    tx.as_mut().execute(bootstrap.as_str()).await?;
-    let applied: Vec<i32> = sqlx::query_scalar(&list).fetch_all(tx.as_mut()).await?;
-    let missing: Vec<&Migration> = MIGRATIONS
-        .iter()
-        .filter(|m| !applied.contains(&m.version))
-        .collect();
-    for m in &missing {
-        let sql = schema.sql(m.sql);
-        tx.as_mut().execute(sql.as_str()).await?;
+    let record = schema.sql(RECORD_MIGRATION);
+    for m in MIGRATIONS {
+        if applied.contains(&m.version) {
+            continue;
+        }
+        tx.as_mut().execute(schema.sql(m.sql).as_str()).await?;
         sqlx::query(&record)
             .bind(m.version)
             .bind(m.description)
             .execute(tx.as_mut())
             .await?;
+        ran += 1;
+    }
+
+    let applied: HashMap<String, Vec<u8>> = sqlx::query_as(&schema.sql(APPLIED_DEFINITIONS))
+        .fetch_all(tx.as_mut())
+        .await?
+        .into_iter()
+        .collect();
+    let record = schema.sql(RECORD_DEFINITION);
+    for d in DEFINITIONS {
+        let checksum = d.checksum();
+        if applied.get(d.name) == Some(&checksum) {
+            continue;
+        }
+        tx.as_mut().execute(schema.sql(d.sql).as_str()).await?;
+        sqlx::query(&record)
+            .bind(d.name)
+            .bind(checksum)
+            .execute(tx.as_mut())
+            .await?;
+        ran += 1;
     }
     tx.commit().await?;
-    Ok(missing.len())
+    Ok(ran)
 }
 
 #[cfg(test)]
@@ -151,13 +223,61 @@ mod tests {
     #[test]
     fn every_placeholder_is_replaced() {
         let s = Schema::new("s1").expect("valid");
-        for m in MIGRATIONS {
-            let sql = s.sql(m.sql);
+        let bookkeeping = [
+            LOCK,
+            BOOTSTRAP,
+            APPLIED_MIGRATIONS,
+            RECORD_MIGRATION,
+            APPLIED_DEFINITIONS,
+            RECORD_DEFINITION,
+        ];
+        let texts = MIGRATIONS
+            .iter()
+            .map(|m| m.sql)
+            .chain(DEFINITIONS.iter().map(|d| d.sql))
+            .chain(bookkeeping);
+        for text in texts {
+            let sql = s.sql(text);
             assert!(
                 !sql.contains("{schema}") && !sql.contains("{channel}"),
-                "migration {}",
-                m.version
+                "{text}"
             );
         }
+    }
+
+    /// Definitions are applied again over themselves; migrations run once, so whatever must be
+    /// replaceable belongs in a definition.
+    #[test]
+    fn definitions_replace_and_migrations_hold_no_functions_or_triggers() {
+        for d in DEFINITIONS {
+            let code = code_of(d.sql);
+            assert!(code.contains("CREATE OR REPLACE "), "{}", d.name);
+            for plain in ["CREATE FUNCTION", "CREATE TRIGGER", "CREATE PROCEDURE"] {
+                assert!(!code.contains(plain), "{}: {plain}", d.name);
+            }
+        }
+        for m in MIGRATIONS {
+            let code = code_of(m.sql);
+            for kind in ["FUNCTION", "TRIGGER", "PROCEDURE"] {
+                assert!(!code.contains(kind), "migration {}: {kind}", m.version);
+            }
+        }
+    }
+
+    #[test]
+    fn definition_names_are_unique() {
+        let mut names: Vec<&str> = DEFINITIONS.iter().map(|d| d.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), DEFINITIONS.len());
+    }
+
+    /// SQL without its `--` comments, upper-cased.
+    fn code_of(sql: &str) -> String {
+        sql.lines()
+            .map(|line| line.split("--").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .to_uppercase()
     }
 }

@@ -1,6 +1,7 @@
 //! Wake-ups for idle workers. PostgreSQL announces new due jobs on the schema's channel when
-//! their statement commits (migration 0003); one listening connection per client turns every
-//! announcement into a new generation number, and idle workers wait for the number to move.
+//! their statement commits (sql/functions/announce*.sql); one listening connection per client
+//! turns every announcement into a new generation number, and idle workers wait for the number
+//! to move.
 //! Workers poll as well, so a lost announcement costs latency, never a job.
 
 use std::sync::{Arc, OnceLock};

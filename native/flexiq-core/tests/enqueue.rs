@@ -69,7 +69,7 @@ async fn racing_enqueues_make_exactly_one_job_per_key() {
     ))
     .fetch_all(&pool)
     .await
-    .expect("bindings")
+    .expect("holders")
     .into_iter()
     .collect();
     assert_eq!(holders.len(), 100);
@@ -271,7 +271,7 @@ async fn bulk_unkeyed_returns_fresh_ids_in_input_order() {
 }
 
 #[tokio::test]
-async fn a_conflict_anywhere_fails_the_whole_batch_and_leaves_no_binding() {
+async fn a_conflict_anywhere_fails_the_whole_batch_and_leaves_no_key_held() {
     let client = common::client().await;
     client.enqueue(&keyed("held")).await.expect("held");
     let mut changed = keyed("held");
@@ -289,7 +289,7 @@ async fn a_conflict_anywhere_fails_the_whole_batch_and_leaves_no_binding() {
         common::scalar(&client, "SELECT count(*) FROM {schema}.jobs WHERE key_held").await,
         1
     );
-    // The rolled-back batch bound nothing: its keys are free.
+    // The rolled-back batch holds nothing: its keys are free.
     assert_eq!(
         client
             .enqueue(&keyed("fresh-1"))

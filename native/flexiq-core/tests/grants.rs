@@ -191,6 +191,55 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
     assert_eq!(common::job_count(&owner).await, 2);
 }
 
+/// Each function's name and privileges, PUBLIC's revoked EXECUTE included.
+const FUNCTION_PRIVILEGES: &str =
+    "SELECT string_agg(p.proname || '=' || coalesce(p.proacl::text, 'default'), ' '
+                   ORDER BY p.proname)
+  FROM pg_proc p WHERE p.pronamespace = '{schema}'::regnamespace";
+
+/// Applies every definition again, as an upgrade that changed them all would.
+async fn apply_definitions_again(owner: &Client) {
+    let privileges = common::text(owner, FUNCTION_PRIVILEGES).await;
+    common::execute(owner, "DELETE FROM {schema}.schema_definitions").await;
+    assert_eq!(
+        owner.migrate().await.expect("migrate"),
+        flexiq_core::schema::definition_count()
+    );
+    assert_eq!(common::text(owner, FUNCTION_PRIVILEGES).await, privileges);
+}
+
+#[tokio::test]
+async fn roles_keep_their_privileges_when_definitions_are_applied_again() {
+    let (owner, producer, _) = restricted(Grant::Producer).await;
+    apply_definitions_again(&owner).await;
+    let keyed = producer
+        .enqueue(&job(1).with_key("k"))
+        .await
+        .expect("keyed");
+    let replay = producer
+        .enqueue(&job(1).with_key("k"))
+        .await
+        .expect("replay");
+    assert_eq!(
+        (replay.job_id, replay.outcome),
+        (keyed.job_id, Outcome::Replayed)
+    );
+
+    let (owner, worker, _) = restricted(Grant::Worker).await;
+    apply_definitions_again(&owner).await;
+    let id = owner.enqueue(&job(2)).await.expect("enqueue").job_id;
+    let (queues, tasks) = claim_tasks();
+    let claimed = worker
+        .claim(&queues, &tasks, 10, LEASE, 1)
+        .await
+        .expect("claim");
+    let back = Attempt {
+        job_id: id,
+        attempt: claimed[0].attempt,
+    };
+    assert_eq!(worker.return_attempts(&[back]).await.expect("give back"), 1);
+}
+
 #[tokio::test]
 async fn a_role_name_is_quoted_never_spliced_into_the_grant() {
     let owner = common::client().await;

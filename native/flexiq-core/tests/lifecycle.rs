@@ -149,7 +149,7 @@ async fn purging_a_pending_job_releases_its_key_whatever_the_retention() {
 }
 
 #[tokio::test]
-async fn an_expired_key_owns_a_new_job_and_maintenance_removes_expired_bindings() {
+async fn an_expired_key_owns_a_new_job_and_maintenance_releases_expired_keys() {
     let client = common::client().await;
     let mut request = keyed("short");
     request.key_retention_ms = Some(200);
@@ -164,11 +164,11 @@ async fn an_expired_key_owns_a_new_job_and_maintenance_removes_expired_bindings(
         .expect("complete"));
     tokio::time::sleep(Duration::from_millis(300)).await;
 
-    // Without maintenance: the expired binding is taken over by the new job.
+    // Without maintenance: the expired key is taken over by the new job.
     let again = client.enqueue(&request).await.expect("after expiry");
     assert_eq!(again.outcome, Outcome::Accepted);
     assert_ne!(again.job_id, first.job_id);
-    // Maintenance removes the other expired binding and leaves the live one.
+    // Maintenance releases the other expired key and leaves the live one.
     assert_eq!(client.expire_keys().await.expect("maintenance"), 1);
     assert_eq!(
         client

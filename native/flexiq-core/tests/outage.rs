@@ -65,11 +65,11 @@ async fn calls_fail_within_the_connect_timeout_and_succeed_whole_once_the_server
         .fetch_one(&pool)
         .await
         .expect("count");
-    let bindings: i64 = sqlx::query_scalar("SELECT count(*) FROM outage.jobs WHERE key_held")
+    let held: i64 = sqlx::query_scalar("SELECT count(*) FROM outage.jobs WHERE key_held")
         .fetch_one(&pool)
         .await
         .expect("count");
-    assert_eq!((jobs, bindings), (100, 100));
+    assert_eq!((jobs, held), (100, 100));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -137,7 +137,7 @@ async fn a_pool_full_of_connections_from_before_a_restart_fails_no_call() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn concurrent_migrations_apply_each_version_once() {
+async fn concurrent_migrations_apply_each_version_and_definition_once() {
     let mut config = ClientConfig::new(common::server().url());
     config.schema = format!("migrate_race_{}", std::process::id());
     let mut racers = tokio::task::JoinSet::new();
@@ -158,16 +158,24 @@ async fn concurrent_migrations_apply_each_version_once() {
     let pool = sqlx::PgPool::connect(&common::server().url())
         .await
         .expect("pool");
-    let versions: i64 = sqlx::query_scalar(&format!(
-        "SELECT count(*) FROM {}.schema_migrations",
-        config.schema
-    ))
-    .fetch_one(&pool)
-    .await
-    .expect("versions");
-    assert_eq!(versions as usize, flexiq_core::schema::migration_count());
+    let count = |table: &str| {
+        let sql = format!("SELECT count(*) FROM {}.{table}", config.schema);
+        let pool = pool.clone();
+        async move {
+            let n: i64 = sqlx::query_scalar(&sql)
+                .fetch_one(&pool)
+                .await
+                .expect("count");
+            n as usize
+        }
+    };
+    let versions = count("schema_migrations").await;
+    let definitions = count("schema_definitions").await;
+    assert_eq!(versions, flexiq_core::schema::migration_count());
+    assert_eq!(definitions, flexiq_core::schema::definition_count());
     assert_eq!(
-        applied as i64, versions,
-        "each version applied by exactly one racer"
+        applied,
+        versions + definitions,
+        "each version and definition applied by exactly one racer"
     );
 }

@@ -63,6 +63,19 @@ pub async fn scalar(client: &Client, sql: &str) -> i64 {
     value
 }
 
+/// Runs one query returning a single text, on the client's schema (`{schema}` is replaced).
+pub async fn text(client: &Client, sql: &str) -> String {
+    let pool = sqlx::PgPool::connect(&server().url())
+        .await
+        .expect("connect");
+    let value: String = sqlx::query_scalar(&sql.replace("{schema}", client.schema()))
+        .fetch_one(&pool)
+        .await
+        .expect("query");
+    pool.close().await;
+    value
+}
+
 pub async fn job_count(client: &Client) -> i64 {
     scalar(client, "SELECT count(*) FROM {schema}.jobs").await
 }

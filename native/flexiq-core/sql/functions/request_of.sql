@@ -1,0 +1,18 @@
+-- What a job was accepted with, in the shape bindings describe a request in, for naming the
+-- fields a conflicting replay asks differently for. Unset options are absent.
+CREATE OR REPLACE FUNCTION {schema}.request_of(j {schema}.jobs) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+    SELECT jsonb_strip_nulls(jsonb_build_object(
+        'queue', j.queue,
+        'task', j.task,
+        'payloadSha256', encode(sha256(j.payload), 'hex'),
+        'priority', j.priority,
+        'runAtMicros', (extract(epoch FROM j.requested_run_at) * 1000000)::bigint,
+        'delayMs', j.requested_delay_ms,
+        'maxAttempts', j.max_attempts,
+        'retryPolicy', jsonb_build_object('initialMs', j.retry_initial_ms, 'maxMs', j.retry_max_ms,
+                                          'multiplier', j.retry_multiplier, 'jitter', j.retry_jitter),
+        'timeoutMs', j.timeout_ms,
+        'tags', j.tags,
+        'keyRetentionMs', j.key_retention_ms))
+$$;
