@@ -281,7 +281,10 @@ mod tests {
         let stored = storable_error(&long);
         assert!(stored.len() <= MAX_ERROR_BYTES + 40, "{}", stored.len());
         assert!(
-            stored.ends_with(&format!("… ({} more bytes cut)", long.len() - MAX_ERROR_BYTES)),
+            stored.ends_with(&format!(
+                "… ({} more bytes cut)",
+                long.len() - MAX_ERROR_BYTES
+            )),
             "{}",
             &stored[stored.len() - 40..]
         );

@@ -260,8 +260,14 @@ async fn a_claim_whose_answer_was_lost_is_found_again_by_its_token_until_the_job
         .expect("another claim");
     let ids = |jobs: &[ClaimedJob]| jobs.iter().map(|j| j.id).collect::<HashSet<i64>>();
     let recovered = client.recover_claim(77, LEASE).await.expect("recover");
-    assert_eq!(ids(&recovered), ids(&claimed), "the claim's own jobs, no other");
-    assert!(recovered.iter().all(|j| j.attempt == 1 && j.payload.starts_with(b"{")));
+    assert_eq!(
+        ids(&recovered),
+        ids(&claimed),
+        "the claim's own jobs, no other"
+    );
+    assert!(recovered
+        .iter()
+        .all(|j| j.attempt == 1 && j.payload.starts_with(b"{")));
 
     // A job whose attempt finished (or moved on) is no longer the claim's to run.
     client
