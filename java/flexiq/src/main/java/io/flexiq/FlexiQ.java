@@ -108,7 +108,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
-     * Deletes a job that is not running, and with it its key binding, whatever the retention.
+     * Deletes a job that is not running; its key, kept on the job's row, goes with it whatever
+     * the retention.
      *
      * @return false if the job does not exist or is running
      */
@@ -129,10 +130,10 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
-     * Maintenance: deletes key bindings whose job has finished and whose retention window has
-     * passed. New enqueues take such keys over anyway; this keeps the binding table small.
+     * Maintenance: releases the keys of finished jobs whose retention window has passed. New
+     * enqueues take such keys over anyway; this keeps the index of held keys small.
      *
-     * @return how many bindings were deleted
+     * @return how many keys were released
      */
     public long expireKeys() {
         requireOpen();
@@ -204,7 +205,12 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         return new Worker.Builder(this);
     }
 
-    /** Applies missing schema migrations; safe while other processes do the same. */
+    /**
+     * Applies missing schema migrations, then every function or trigger whose definition changed;
+     * safe while other processes do the same.
+     *
+     * @return how many migrations and definitions were applied (0 when the schema was up to date)
+     */
     public int migrate() {
         requireOpen();
         return NativeBridge.migrate(handle);
@@ -343,7 +349,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             return this;
         }
 
-        /** Whether {@link #build()} applies missing migrations (default false). */
+        /** Whether {@link #build()} migrates the schema (see {@link FlexiQ#migrate()}; default false). */
         public Builder migrate(boolean migrate) {
             this.migrate = migrate;
             return this;

@@ -115,7 +115,7 @@ public final class NativeBridge {
         nativeClose(client, null);
     }
 
-    /** Applies missing migrations; returns how many ran. */
+    /** Applies missing migrations and changed definitions; returns how many ran. */
     public static int migrate(long client) {
         ensureLoaded();
         return reader(nativeMigrate(client, null)).i32();
@@ -267,7 +267,7 @@ public final class NativeBridge {
         nativeGrantWorker(client, new Wire.Writer(64).string(role).toBytes());
     }
 
-    /** Deletes expired key bindings; returns how many. */
+    /** Releases the keys whose retention has passed; returns how many. */
     public static long expireKeys(long client) {
         ensureLoaded();
         return reader(nativeExpireKeys(client, null)).i64();
