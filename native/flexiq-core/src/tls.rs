@@ -155,10 +155,31 @@ impl Settings {
 
 /// The connection options of a `postgres://` URL, TLS included.
 pub(crate) fn connect_options(url: &str) -> Result<PgConnectOptions> {
+    check_scheme(url)?;
     let options: PgConnectOptions = url
         .parse()
         .map_err(|e| Error::InvalidArgument(format!("not a PostgreSQL URL: {e}")))?;
     Settings::of(url, |variable| std::env::var(variable).ok())?.apply(options)
+}
+
+/// Refuses URLs of other forms, which sqlx would otherwise read as PostgreSQL's anyway (a
+/// JDBC URL then ends in a connection refused on the wrong port, which misleads).
+fn check_scheme(url: &str) -> Result<()> {
+    let scheme = url.split_once("://").map(|(scheme, _)| scheme);
+    match scheme {
+        Some("postgres" | "postgresql") => Ok(()),
+        _ if url.starts_with("jdbc:") => Err(Error::InvalidArgument(
+            "a JDBC URL was given; FlexiQ takes libpq's form, \
+             postgres://user:password@host:port/database?sslmode=..."
+                .into(),
+        )),
+        Some(other) => Err(Error::InvalidArgument(format!(
+            "URL scheme {other}:// is not PostgreSQL's; use postgres://user:password@host:port/database"
+        ))),
+        None => Err(Error::InvalidArgument(
+            "not a URL; use postgres://user:password@host:port/database".into(),
+        )),
+    }
 }
 
 /// Opens one connection; a failure that TLS caused says so, naming the host and what to check.
@@ -284,6 +305,19 @@ mod tests {
         .expect("valid");
         assert_eq!(s.root_cert.as_deref(), Some("/url/root.crt"));
         assert_eq!(s.client_cert.as_deref(), Some("/env/c.crt"));
+    }
+
+    #[test]
+    fn only_postgres_urls_are_taken() {
+        for url in ["postgres://u@h/db", "postgresql://u@h:5433/db?sslmode=disable"] {
+            assert!(check_scheme(url).is_ok(), "{url}");
+        }
+        let jdbc = check_scheme("jdbc:postgresql://h:5432/db?user=u").unwrap_err();
+        assert!(jdbc.to_string().contains("a JDBC URL was given"), "{jdbc}");
+        let mysql = check_scheme("mysql://u@h/db").unwrap_err();
+        assert!(mysql.to_string().contains("scheme mysql://"), "{mysql}");
+        let bare = check_scheme("h:5432").unwrap_err();
+        assert!(bare.to_string().contains("not a URL"), "{bare}");
     }
 
     #[test]

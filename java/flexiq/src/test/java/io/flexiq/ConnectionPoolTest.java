@@ -68,4 +68,20 @@ class ConnectionPoolTest {
             assertTrue(e.getMessage().contains("raise its max_connections"), e.getMessage());
         }
     }
+
+    @Test
+    void onlyPostgresUrlsAreTakenAndAJdbcUrlIsNamedAsSuch() {
+        String jdbc = TestDatabase.jdbcUrl();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> FlexiQ.builder(jdbc).build().close());
+        assertTrue(e.getMessage().startsWith("a JDBC URL was given; FlexiQ takes libpq's form, postgres://"),
+                e.getMessage());
+        String mysql = TestDatabase.url().replaceFirst("^postgres://", "mysql://");
+        e = assertThrows(IllegalArgumentException.class, () -> FlexiQ.builder(mysql).build().close());
+        assertTrue(e.getMessage().startsWith("URL scheme mysql:// is not PostgreSQL's"), e.getMessage());
+        try (FlexiQ client = FlexiQ.builder(TestDatabase.url().replaceFirst("^postgres://", "postgresql://"))
+                .schema(TestDatabase.freshSchema()).migrate(true).build()) {
+            assertEquals(0, client.migrate(), "postgresql:// is PostgreSQL's too");
+        }
+    }
 }
