@@ -58,6 +58,7 @@ pub(crate) struct Statements {
     pub finish_job: String,
     pub purge: String,
     pub expire_keys: String,
+    pub drop_schema: String,
     pub claim: String,
     pub recover_claim: String,
     pub complete_attempts: String,
@@ -82,6 +83,7 @@ impl Statements {
             finish_job: s.sql(include_str!("../sql/finish_job.sql")),
             purge: s.sql(include_str!("../sql/purge.sql")),
             expire_keys: s.sql(include_str!("../sql/expire_keys.sql")),
+            drop_schema: s.sql(include_str!("../sql/drop_schema.sql")),
             claim: s.sql(include_str!("../sql/claim.sql")),
             recover_claim: s.sql(include_str!("../sql/recover_claim.sql")),
             complete_attempts: s.sql(include_str!("../sql/complete_attempts.sql")),
@@ -138,6 +140,17 @@ impl Client {
                 schema::migrate(c, &self.schema).await
             })
             .await??)
+    }
+
+    /// Drops the schema with everything in it (jobs, checkpoints, functions, triggers).
+    /// Irreversible; a repeat finds nothing left to drop.
+    pub async fn drop_schema(&self) -> Result<()> {
+        self.pool
+            .run(Repeat::Safe, async |c| {
+                sqlx::query(&self.sql.drop_schema).execute(c).await
+            })
+            .await??;
+        Ok(())
     }
 
     /// The schema this client works in.

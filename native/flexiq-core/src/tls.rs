@@ -309,7 +309,10 @@ mod tests {
 
     #[test]
     fn only_postgres_urls_are_taken() {
-        for url in ["postgres://u@h/db", "postgresql://u@h:5433/db?sslmode=disable"] {
+        for url in [
+            "postgres://u@h/db",
+            "postgresql://u@h:5433/db?sslmode=disable",
+        ] {
             assert!(check_scheme(url).is_ok(), "{url}");
         }
         let jdbc = check_scheme("jdbc:postgresql://h:5432/db?user=u").unwrap_err();

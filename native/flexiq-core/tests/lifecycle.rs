@@ -196,3 +196,20 @@ async fn a_running_job_cannot_be_cancelled_or_purged() {
         job.job_id
     );
 }
+
+#[tokio::test]
+async fn dropping_the_schema_removes_it_and_a_repeat_finds_nothing_to_do() {
+    let client = common::client().await;
+    client.enqueue(&keyed("drop-me")).await.expect("enqueue");
+    let present = format!(
+        "SELECT count(*) FROM pg_namespace WHERE nspname = '{}'",
+        client.schema()
+    );
+    assert_eq!(common::scalar(&client, &present).await, 1);
+    client.drop_schema().await.expect("drop");
+    assert_eq!(common::scalar(&client, &present).await, 0);
+    client
+        .drop_schema()
+        .await
+        .expect("a repeat changes nothing");
+}

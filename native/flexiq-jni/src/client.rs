@@ -53,6 +53,12 @@ pub(crate) fn migrate(client: &Client, _: &mut Reader<'_>, w: &mut Writer) -> Br
     Ok(())
 }
 
+/// `nativeDropSchema(client, ∅)` → ∅.
+pub(crate) fn drop_schema(client: &Client, _: &mut Reader<'_>, _: &mut Writer) -> BridgeResult<()> {
+    block_on(client.drop_schema())??;
+    Ok(())
+}
+
 /// `nativeEnqueue(client, list of entry)` → list of (i64 jobId, i32 outcome code), in input
 /// order, one statement for the whole list. An entry:
 ///

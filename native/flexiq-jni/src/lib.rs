@@ -35,6 +35,7 @@ static NATIVES: &[Native] = natives! {
     "nativeConnect" => free(client::connect),
     "nativeClose" => client::close,
     "nativeMigrate" => on_client(client::migrate),
+    "nativeDropSchema" => on_client(client::drop_schema),
     "nativeEnqueue" => on_client(client::enqueue),
     "nativeGetJob" => on_client(client::get_job),
     "nativeCancel" => on_client(client::cancel),

@@ -217,6 +217,22 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
+     * Uninstalls: closes this client's workers, drops its schema with every job, checkpoint,
+     * function and trigger in it, then closes the client. Irreversible. Needs the schema's
+     * owner; other clients of the schema fail from then on.
+     *
+     * @throws StorageException if the schema could not be dropped; the client stays open
+     */
+    public void dropSchema() {
+        requireOpen();
+        for (Worker worker : workers) {
+            worker.close();
+        }
+        NativeBridge.dropSchema(handle);
+        close();
+    }
+
+    /**
      * Closes the client: first its workers (each as {@link Worker#close()} does, letting running
      * handlers finish within its shutdown timeout), then its connections, once running calls
      * return. Idempotent.

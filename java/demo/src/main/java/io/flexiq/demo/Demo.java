@@ -71,6 +71,8 @@ public final class Demo {
             conflict(queue);
             List<String> charges = bulk(queue);
             work(queue, charges);
+            queue.dropSchema();
+            System.out.println("\nschema " + schema + " dropped");
         }
     }
 

@@ -115,6 +115,12 @@ public final class NativeBridge {
         nativeClose(client, null);
     }
 
+    /** Drops the client's schema with everything in it. */
+    public static void dropSchema(long client) {
+        ensureLoaded();
+        nativeDropSchema(client, null);
+    }
+
     /** Applies missing migrations and changed definitions; returns how many ran. */
     public static int migrate(long client) {
         ensureLoaded();
@@ -433,6 +439,8 @@ public final class NativeBridge {
     private static native byte[] nativeClose(long client, byte[] request);
 
     private static native byte[] nativeMigrate(long client, byte[] request);
+
+    private static native byte[] nativeDropSchema(long client, byte[] request);
 
     private static native byte[] nativeEnqueue(long client, byte[] request);
 
