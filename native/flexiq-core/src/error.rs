@@ -98,6 +98,23 @@ impl From<sqlx::Error> for Error {
                      clients or raise its max_connections"
                 ))
             }
+            // A missing table or function of ours: the schema was never migrated.
+            sqlx::Error::Database(ref d)
+                if matches!(d.code().as_deref(), Some("42P01" | "42883" | "3F000")) =>
+            {
+                Error::Storage(format!(
+                    "{e}; is the schema migrated? Build one client with migrate(true), or call \
+                     migrate(), as the schema's owner"
+                ))
+            }
+            sqlx::Error::Database(ref d) if d.code().as_deref() == Some("42501") => {
+                Error::Storage(format!(
+                    "{e}; the role lacks a privilege this call needs: the schema's owner grants \
+                     enqueueing with grantProducer(role) and running jobs with \
+                     grantWorker(role); cancel, purge, markCompleted, redrive, migrate and \
+                     dropSchema need the owner"
+                ))
+            }
             other => Error::Storage(other.to_string()),
         }
     }

@@ -57,7 +57,12 @@ async fn refused_sql(url: &str, owner: &Client, sql: &str) {
 
 fn refused<T: std::fmt::Debug>(what: &str, outcome: Result<T, Error>) {
     match outcome {
-        Err(Error::Storage(m)) if m.contains("permission denied") => {}
+        Err(Error::Storage(m)) if m.contains("permission denied") => {
+            assert!(
+                m.contains("grantProducer(role)"),
+                "{what}: names the remedy: {m}"
+            );
+        }
         other => panic!("{what}: expected permission denied, got {other:?}"),
     }
 }

@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use flexiq_core::{Attempt, Client, JobRequest, Outcome};
+use flexiq_core::{Attempt, Client, Error, JobRequest, Outcome};
 
 /// A keyed job with a single attempt, so that one failure dead-letters it.
 fn keyed(key: &str) -> JobRequest {
@@ -212,4 +212,17 @@ async fn dropping_the_schema_removes_it_and_a_repeat_finds_nothing_to_do() {
         .drop_schema()
         .await
         .expect("a repeat changes nothing");
+}
+
+#[tokio::test]
+async fn a_schema_never_migrated_is_named_as_the_cause() {
+    let client = common::client_with(|config| config.migrate = false).await;
+    match client.enqueue(&keyed("too-early")).await {
+        Err(Error::Storage(m)) => assert!(
+            m.contains("does not exist")
+                && m.contains("is the schema migrated? Build one client with migrate(true)"),
+            "{m}"
+        ),
+        other => panic!("expected a storage error naming the migration, got {other:?}"),
+    }
 }
