@@ -299,11 +299,12 @@ class WorkerLogicTest {
             }
         }).concurrency(4).lease(Duration.ofMillis(300)));
         // Attempt 1 times out, fails, and its retry is claimed while its thread still runs.
-        await("attempt 2 to be claimed and held", () -> store.extended().stream()
-                .anyMatch(named -> named.contains(new Attempt(id, 2))));
-        int extensions = store.extended().size();
-        await("two more lease extensions", () -> store.extended().size() >= extensions + 2);
+        await("attempt 2 to be claimed", () -> store.attempt(id) == 2);
+        int polls = store.calls(FakeWorkerStore.Call.AWAIT_WORK);
+        await("five more polls of the claimer", () -> store.calls(FakeWorkerStore.Call.AWAIT_WORK) >= polls + 5);
         assertEquals(List.of(1), List.copyOf(attempts), "attempt 2 started while attempt 1's thread ran");
+        await("the waiting attempt's lease to be kept", () -> store.extended().stream()
+                .anyMatch(named -> named.contains(new Attempt(id, 2))));
         release.countDown();
         await("the job to complete", () -> store.state(id) == State.COMPLETED);
         worker.close();
