@@ -33,6 +33,11 @@ class WorkerLogicTest {
     static final Task<String> ECHO = Task.of("echo", String.class);
     /** Far longer than any test: a handler that sleeps this long waits for an interrupt. */
     static final long FOREVER_MILLIS = 600_000;
+    /**
+     * Extended every 200 ms, so that a lost lease shows soon; long enough that a stalled test
+     * machine does not let it pass (the claimer rescues passed leases every poll).
+     */
+    static final Duration SHORT_LEASE = Duration.ofMillis(600);
 
     private final FakeWorkerStore store = new FakeWorkerStore();
     private final FlexiQ client = unconnectedClient();
@@ -154,7 +159,7 @@ class WorkerLogicTest {
                 interrupted.set(true);
             }
             // Returns normally: were the outcome recorded, it would be a completion.
-        }).lease(Duration.ofMillis(150)));
+        }).lease(SHORT_LEASE));
         assertTrue(started.await(30, TimeUnit.SECONDS), "the handler started");
         store.takeOver(id);
         await("the handler to be interrupted", interrupted::get);
@@ -177,7 +182,7 @@ class WorkerLogicTest {
                 // Keeps a lease to extend, so that the extensions show which attempts are held.
                 release.await();
             }
-        }).lease(Duration.ofMillis(300)));
+        }).lease(SHORT_LEASE));
         store.takeOverAtComplete(late);
         await("the late completion", () -> store.completions().contains(new Attempt(late, 1)));
         int extensions = store.extended().size();
@@ -297,7 +302,7 @@ class WorkerLogicTest {
             } finally {
                 running.decrementAndGet();
             }
-        }).concurrency(4).lease(Duration.ofMillis(300)));
+        }).concurrency(4).lease(SHORT_LEASE));
         // Attempt 1 times out, fails, and its retry is claimed while its thread still runs.
         await("attempt 2 to be claimed", () -> store.attempt(id) == 2);
         int polls = store.calls(FakeWorkerStore.Call.AWAIT_WORK);
