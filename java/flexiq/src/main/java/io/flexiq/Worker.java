@@ -1,22 +1,14 @@
 package io.flexiq;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -53,8 +45,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * attempts not counted. Closing the {@link FlexiQ} client closes its workers first.
  */
 public final class Worker implements AutoCloseable {
-    /** The worker whose handler the current thread runs, if any. */
-    private static final ThreadLocal<Worker> HANDLING = new ThreadLocal<>();
     /** Numbers workers, so that each one's threads can be told apart by name. */
     private static final AtomicInteger WORKERS = new AtomicInteger();
 
@@ -62,20 +52,10 @@ public final class Worker implements AutoCloseable {
     private final WorkerStore store;
     /** The prefix of this worker's thread names. */
     private final String name;
-    private final PayloadSerializer serializer;
     private final Duration shutdownTimeout;
-    private final Semaphore slots;
-    /** Attempts whose lease this worker keeps: claimed, and not yet recorded, given back or lost. */
-    private final Set<HeldAttempt> held = ConcurrentHashMap.newKeySet();
-    /** By job id: the attempt queued for or running on a handler thread. Guarded by itself. */
-    private final Map<Long, HeldAttempt> busy = new LinkedHashMap<>();
-    /** By job id: a new attempt waiting for an earlier attempt's thread to end. Guarded by {@link #busy}. */
-    private final Map<Long, HeldAttempt> deferred = new LinkedHashMap<>();
-    private final ThreadPoolExecutor handlerThreads;
-    /** Only interrupts: never waits on PostgreSQL, so timeouts fire whatever the database does. */
-    private final ScheduledExecutorService timeouts;
     private final LeaseKeeper leases;
     private final OutcomeRecorder outcomes;
+    private final AttemptRunner runner;
     private final Claimer claimer;
     private final Thread claimerThread;
     private final Thread outcomeThread;
@@ -87,19 +67,19 @@ public final class Worker implements AutoCloseable {
         this.client = b.client;
         this.store = store;
         this.name = "flexiq-worker-" + WORKERS.incrementAndGet();
-        this.serializer = b.client.serializer();
         this.shutdownTimeout = b.shutdownTimeout;
         int capacity = b.concurrency + b.prefetch;
-        this.slots = new Semaphore(capacity);
-        this.handlerThreads = new ThreadPoolExecutor(b.concurrency, b.concurrency, 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(), threads(name + "-handler"));
-        this.timeouts = Executors.newSingleThreadScheduledExecutor(threads(name + "-timeouts"));
+        Semaphore slots = new Semaphore(capacity);
+        // Attempts whose lease this worker keeps: claimed, and not yet recorded, given back or lost.
+        Set<HeldAttempt> held = ConcurrentHashMap.newKeySet();
         this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"));
         this.outcomes = new OutcomeRecorder(store, held);
+        this.runner = new AttemptRunner(store, b.client.serializer(), held, outcomes, slots, b.concurrency,
+                threads(name + "-handler"), threads(name + "-timeouts"));
         String[] tasks = b.handlers.keySet().toArray(new String[0]);
         this.claimer = new Claimer(store, b.queues.toArray(new String[0]), tasks,
                 b.handlers.values().toArray(new TaskHandler<?>[0]), b.claimBatch, capacity, slots,
-                b.lease.toMillis(), b.pollInterval.toMillis(), this::dispatch);
+                b.lease.toMillis(), b.pollInterval.toMillis(), runner::dispatch);
         this.claimerThread = threads(name + "-claimer").newThread(claimer);
         this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
     }
@@ -141,7 +121,7 @@ public final class Worker implements AutoCloseable {
             }
             closed = true;
         }
-        if (HANDLING.get() == this) {
+        if (runner.onHandlerThread()) {
             threads(name + "-close").newThread(this::shutDown).start();
         } else {
             shutDown();
@@ -163,34 +143,13 @@ public final class Worker implements AutoCloseable {
             join(claimerThread);
             claimer.recoverUnresolved(a -> outcomes.giveBack(List.of(a)));
         }
-        // Claimed jobs still waiting for a handler thread go back at once.
-        List<HeldAttempt> waiting = new ArrayList<>();
-        List<Runnable> queued = new ArrayList<>();
-        handlerThreads.getQueue().drainTo(queued);
-        synchronized (busy) {
-            for (Runnable r : queued) {
-                waiting.add(busy.remove(((HandlerRun) r).attempt.id));
-            }
-            waiting.addAll(deferred.values());
-            deferred.clear();
-        }
-        outcomes.giveBack(settled(waiting));
-        handlerThreads.shutdown();
-        if (!awaitHandlers()) {
-            List<HeldAttempt> unfinished;
-            synchronized (busy) {
-                unfinished = new ArrayList<>(busy.values());
-            }
-            // Settled first, so that the interrupted handlers' exceptions count for nothing.
-            outcomes.giveBack(settled(unfinished));
-            handlerThreads.shutdownNow();
-        }
+        runner.giveBackWaiting();
+        runner.finish(shutdownTimeout);
         outcomes.stop(System.nanoTime() + shutdownTimeout.toNanos());
         if (wasStarted) {
             join(outcomeThread);
         }
         leases.stop();
-        timeouts.shutdownNow();
         client.forget(this);
     }
 
@@ -198,123 +157,6 @@ public final class Worker implements AutoCloseable {
     @Override
     public String toString() {
         return name;
-    }
-
-    private boolean awaitHandlers() {
-        try {
-            return handlerThreads.awaitTermination(shutdownTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** Those of {@code attempts} whose outcome this call decides. */
-    private static List<HeldAttempt> settled(List<HeldAttempt> attempts) {
-        List<HeldAttempt> mine = new ArrayList<>();
-        for (HeldAttempt a : attempts) {
-            if (a.settle()) {
-                mine.add(a);
-            }
-        }
-        return mine;
-    }
-
-    /** Takes a claimed attempt: runs it, or defers it while an earlier attempt's thread runs. */
-    private void dispatch(HeldAttempt a) {
-        held.add(a);
-        synchronized (busy) {
-            if (busy.containsKey(a.id)) {
-                deferred.put(a.id, a);
-                return;
-            }
-            busy.put(a.id, a);
-        }
-        execute(a);
-    }
-
-    private void execute(HeldAttempt a) {
-        try {
-            handlerThreads.execute(new HandlerRun(a));
-        } catch (RejectedExecutionException e) {
-            // Closing: the job goes back.
-            synchronized (busy) {
-                busy.remove(a.id);
-            }
-            outcomes.giveBack(settled(List.of(a)));
-            slots.release();
-        }
-    }
-
-    /** A claimed attempt waiting for, then running on, a handler thread. */
-    private final class HandlerRun implements Runnable {
-        final HeldAttempt attempt;
-
-        HandlerRun(HeldAttempt attempt) {
-            this.attempt = attempt;
-        }
-
-        @Override
-        public void run() {
-            Worker.this.run(attempt);
-        }
-    }
-
-    private void run(HeldAttempt a) {
-        Throwable failure = null;
-        ScheduledFuture<?> timer = null;
-        HANDLING.set(this);
-        a.startRunning(Thread.currentThread());
-        try {
-            // The timeout counts from the handler's start, not from the claim.
-            if (a.timeoutMillis != HeldAttempt.NO_TIMEOUT) {
-                timer = timeouts.schedule(() -> timeOut(a), a.timeoutMillis, TimeUnit.MILLISECONDS);
-            }
-            if (!a.settled()) {
-                a.handler.run(serializer, store, a);
-            }
-        } catch (Throwable t) {
-            failure = t;
-        } finally {
-            if (timer != null) {
-                timer.cancel(false);
-            }
-            a.stopRunning();
-            // An interrupt meant for this attempt must not reach the thread's next job.
-            Thread.interrupted();
-            HANDLING.remove();
-        }
-        if (a.settle()) {
-            if (failure == null) {
-                outcomes.succeeded(a);
-            } else {
-                outcomes.failed(a, describe(failure));
-            }
-        }
-        HeldAttempt next;
-        synchronized (busy) {
-            busy.remove(a.id);
-            next = deferred.remove(a.id);
-            if (next != null) {
-                busy.put(next.id, next);
-            }
-        }
-        if (next != null) {
-            execute(next);
-        }
-        slots.release();
-    }
-
-    private void timeOut(HeldAttempt a) {
-        if (a.settle()) {
-            a.interruptIfRunning();
-            outcomes.failed(a, "timed out after " + a.timeoutMillis + " ms");
-        }
-    }
-
-    private static String describe(Throwable t) {
-        String message = t.getMessage();
-        return message == null ? t.getClass().getName() : t.getClass().getName() + ": " + message;
     }
 
     private static void join(Thread thread) {
