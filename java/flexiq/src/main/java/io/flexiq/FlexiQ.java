@@ -34,7 +34,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     /** Workers built from this client and not yet closed; closing the client closes them first. */
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
 
-    private FlexiQ(long handle, String schema, PayloadSerializer serializer) {
+    /** Package-private so that worker logic can be tested on a client that never connected. */
+    FlexiQ(long handle, String schema, PayloadSerializer serializer) {
         this.handle = handle;
         this.schema = schema;
         this.serializer = serializer;

@@ -83,8 +83,9 @@ class WorkerEdgesTest {
                             interruptedAt.set(System.nanoTime());
                         }
                     })
-                    // Extended every 200 ms: the extension is soon waiting on the lock.
-                    .lease(Duration.ofMillis(600)), () -> {
+                    // Extended every 3.3 s, so the first extension waits on the lock; the lease
+                    // outlasts the lock, so only the timeout can end the attempt.
+                    .lease(Duration.ofSeconds(10)), () -> {
                 assertTrue(started.await(30, TimeUnit.SECONDS));
                 try (Connection c = DriverManager.getConnection(TestDatabase.jdbcUrl())) {
                     c.setAutoCommit(false);
