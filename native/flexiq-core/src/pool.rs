@@ -124,7 +124,9 @@ impl Pool {
             .await
             .map_err(|_| {
                 Error::Unavailable(format!(
-                    "could not connect within {:?}",
+                    "could not connect to {} within {:?}; check that PostgreSQL runs there and \
+                     is reachable, or raise connectTimeout",
+                    tls::target(&self.options),
                     self.connect_timeout
                 ))
             })??;

@@ -182,11 +182,28 @@ fn check_scheme(url: &str) -> Result<()> {
     }
 }
 
-/// Opens one connection; a failure that TLS caused says so, naming the host and what to check.
+/// Opens one connection; a failure says where it tried, and if TLS caused it, what to check.
 pub(crate) async fn connect(options: &PgConnectOptions) -> Result<PgConnection> {
     PgConnection::connect_with(options)
         .await
-        .map_err(|e| explain(e, options.get_host()))
+        .map_err(|e| match explain(e, options.get_host()) {
+            Error::Unavailable(m) => {
+                Error::Unavailable(format!("{m}; connecting to {}", target(options)))
+            }
+            Error::Storage(m) => Error::Storage(format!("{m}; connecting to {}", target(options))),
+            other => other,
+        })
+}
+
+/// Where a connection goes, as an error names it: never the password.
+pub(crate) fn target(options: &PgConnectOptions) -> String {
+    format!(
+        "{}:{} (database {}, user {})",
+        options.get_host(),
+        options.get_port(),
+        options.get_database().unwrap_or("default"),
+        options.get_username()
+    )
 }
 
 fn explain(e: sqlx::Error, host: &str) -> Error {

@@ -43,6 +43,19 @@ async fn calls_fail_within_the_connect_timeout_and_succeed_whole_once_the_server
         .await
         .expect_err("server is down");
     assert!(matches!(err, Error::Unavailable(_)), "{err}");
+    let port = server
+        .url()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.split('/').next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        err.to_string().contains(&format!(
+            "connecting to 127.0.0.1:{port} (database postgres, user postgres)"
+        )),
+        "says where it tried: {err}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "took {:?}",
