@@ -226,9 +226,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public void dropSchema() {
         requireOpen();
-        for (Worker worker : workers) {
-            worker.close();
-        }
+        closeWorkers();
         NativeBridge.dropSchema(handle);
         close();
     }
@@ -241,10 +239,14 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            for (Worker worker : workers) {
-                worker.close();
-            }
+            closeWorkers();
             NativeBridge.close(handle);
+        }
+    }
+
+    private void closeWorkers() {
+        for (Worker worker : workers) {
+            worker.close();
         }
     }
 
