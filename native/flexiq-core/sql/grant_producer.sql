@@ -13,7 +13,8 @@ BEGIN
     -- enqueue_keyed releases keys whose retention has closed before taking them over.
     EXECUTE format('GRANT UPDATE (key_held) ON {schema}.jobs TO %I', v_role);
     -- Named, so that enqueueing works where EXECUTE was revoked from PUBLIC.
-    EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.enqueue_keyed, {schema}.new_jobs,
+    EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.enqueue, {schema}.require,
+                    {schema}.enqueue_keyed, {schema}.place_jobs, {schema}.new_jobs,
                     {schema}.request_of, {schema}.announce, {schema}.micros_to_timestamptz TO %I',
                    v_role);
 END

@@ -4,96 +4,52 @@
 
 use std::collections::HashMap;
 
-use sqlx::postgres::{PgArguments, Postgres};
-use sqlx::query::Query;
-
 use crate::error::Conflict;
 use crate::keys;
 use crate::request::{differing_fields, JobRequest, Schedule};
+use crate::statement::Param;
 
-/// The job columns of some entries, in the order the statements take them ($1 to $14).
+/// The job columns of some entries, as the statements take them ($1 to $14).
 pub(crate) struct Columns<'a> {
-    payload: Vec<&'a [u8]>,
-    queue: Vec<&'a str>,
-    task: Vec<&'a str>,
-    priority: Vec<i32>,
-    run_at_micros: Vec<Option<i64>>,
-    delay_ms: Vec<Option<i64>>,
-    max_attempts: Vec<i32>,
-    retry_initial_ms: Vec<i64>,
-    retry_max_ms: Vec<i64>,
-    retry_multiplier: Vec<f64>,
-    retry_jitter: Vec<f64>,
-    timeout_ms: Vec<Option<i64>>,
+    entries: Vec<&'a JobRequest>,
     /// JSON arrays, sorted and without repeats.
     tags: Vec<String>,
-    key_retention_ms: Vec<Option<i64>>,
 }
 
 impl<'a> Columns<'a> {
-    pub fn of(entries: impl ExactSizeIterator<Item = &'a JobRequest>) -> Columns<'a> {
-        let n = entries.len();
-        let mut c = Columns {
-            payload: Vec::with_capacity(n),
-            queue: Vec::with_capacity(n),
-            task: Vec::with_capacity(n),
-            priority: Vec::with_capacity(n),
-            run_at_micros: Vec::with_capacity(n),
-            delay_ms: Vec::with_capacity(n),
-            max_attempts: Vec::with_capacity(n),
-            retry_initial_ms: Vec::with_capacity(n),
-            retry_max_ms: Vec::with_capacity(n),
-            retry_multiplier: Vec::with_capacity(n),
-            retry_jitter: Vec::with_capacity(n),
-            timeout_ms: Vec::with_capacity(n),
-            tags: Vec::with_capacity(n),
-            key_retention_ms: Vec::with_capacity(n),
-        };
-        for r in entries {
-            c.payload.push(&r.payload);
-            c.queue.push(&r.queue);
-            c.task.push(&r.task);
-            c.priority.push(r.priority);
-            let (at, delay) = match r.schedule {
-                Schedule::Immediate => (None, None),
-                Schedule::At { micros } => (Some(micros), None),
-                Schedule::Delay { millis } => (None, Some(millis)),
-            };
-            c.run_at_micros.push(at);
-            c.delay_ms.push(delay);
-            c.max_attempts.push(r.max_attempts);
-            c.retry_initial_ms.push(r.retry.initial_ms);
-            c.retry_max_ms.push(r.retry.max_ms);
-            c.retry_multiplier.push(r.retry.multiplier);
-            c.retry_jitter.push(r.retry.jitter);
-            c.timeout_ms.push(r.timeout_ms);
-            c.tags
-                .push(serde_json::to_string(&r.sorted_tags()).unwrap_or_else(|_| "[]".into()));
-            c.key_retention_ms.push(r.key_retention_ms);
-        }
-        c
+    pub fn of(entries: impl Iterator<Item = &'a JobRequest>) -> Columns<'a> {
+        let entries: Vec<&JobRequest> = entries.collect();
+        let tags = entries
+            .iter()
+            .map(|r| serde_json::to_string(&r.sorted_tags()).unwrap_or_else(|_| "[]".into()))
+            .collect();
+        Columns { entries, tags }
     }
 
-    /// Binds the columns as the statement's first fourteen parameters.
-    pub fn bind<'q>(
-        &'q self,
-        query: Query<'q, Postgres, PgArguments>,
-    ) -> Query<'q, Postgres, PgArguments> {
-        query
-            .bind(&self.payload)
-            .bind(&self.queue)
-            .bind(&self.task)
-            .bind(&self.priority)
-            .bind(&self.run_at_micros)
-            .bind(&self.delay_ms)
-            .bind(&self.max_attempts)
-            .bind(&self.retry_initial_ms)
-            .bind(&self.retry_max_ms)
-            .bind(&self.retry_multiplier)
-            .bind(&self.retry_jitter)
-            .bind(&self.timeout_ms)
-            .bind(&self.tags)
-            .bind(&self.key_retention_ms)
+    /// The columns as the statement's first fourteen parameters.
+    pub fn params(&self) -> Vec<Param<'_>> {
+        let e = &self.entries;
+        let schedule = |r: &JobRequest| match r.schedule {
+            Schedule::Immediate => (None, None),
+            Schedule::At { micros } => (Some(micros), None),
+            Schedule::Delay { millis } => (None, Some(millis)),
+        };
+        vec![
+            Param::Bytea(e.iter().map(|r| Some(r.payload.as_slice())).collect()),
+            Param::Text(e.iter().map(|r| Some(r.queue.as_str())).collect()),
+            Param::Text(e.iter().map(|r| Some(r.task.as_str())).collect()),
+            Param::Int4(e.iter().map(|r| Some(r.priority)).collect()),
+            Param::Int8(e.iter().map(|r| schedule(r).0).collect()),
+            Param::Int8(e.iter().map(|r| schedule(r).1).collect()),
+            Param::Int4(e.iter().map(|r| Some(r.max_attempts)).collect()),
+            Param::Int8(e.iter().map(|r| Some(r.retry.initial_ms)).collect()),
+            Param::Int8(e.iter().map(|r| Some(r.retry.max_ms)).collect()),
+            Param::Float8(e.iter().map(|r| Some(r.retry.multiplier)).collect()),
+            Param::Float8(e.iter().map(|r| Some(r.retry.jitter)).collect()),
+            Param::Int8(e.iter().map(|r| r.timeout_ms).collect()),
+            Param::Text(self.tags.iter().map(|t| Some(t.as_str())).collect()),
+            Param::Int8(e.iter().map(|r| r.key_retention_ms).collect()),
+        ]
     }
 }
 
@@ -105,10 +61,9 @@ pub(crate) struct KeyedBatch<'a> {
     /// For each input entry, the position in `sent` of the entry that carries its key (its
     /// own, unless an earlier entry used the same key).
     pub resolves_to: Vec<usize>,
-    pub columns: Columns<'a>,
-    pub scopes: Vec<&'a str>,
+    columns: Columns<'a>,
     pub digests: Vec<Option<Vec<u8>>>,
-    pub previews: Vec<Option<String>>,
+    previews: Vec<Option<String>>,
     /// For each entry sent, its rank in input order (from 1): new jobs take ids in that order.
     pub id_ranks: Vec<i32>,
 }
@@ -158,7 +113,6 @@ impl<'a> KeyedBatch<'a> {
         Ok(KeyedBatch {
             resolves_to: first.iter().map(|&f| position[f]).collect(),
             columns: Columns::of(sent.iter().map(|&i| &entries[i])),
-            scopes: sent.iter().map(|&i| entries[i].scope.as_str()).collect(),
             previews: sent
                 .iter()
                 .map(|&i| entries[i].key.as_deref().map(keys::preview))
@@ -167,6 +121,25 @@ impl<'a> KeyedBatch<'a> {
             digests: sent.iter().map(|&i| digests[i].clone()).collect(),
             sent,
         })
+    }
+
+    /// The parameters of `enqueue_keyed`: the job columns, then each key's scope, digest and
+    /// preview, and each entry's rank.
+    pub fn params(&self) -> Vec<Param<'_>> {
+        let mut params = self.columns.params();
+        params.extend([
+            Param::Text(
+                self.columns
+                    .entries
+                    .iter()
+                    .map(|r| Some(r.scope.as_str()))
+                    .collect(),
+            ),
+            Param::Bytea(self.digests.iter().map(Option::as_deref).collect()),
+            Param::Text(self.previews.iter().map(Option::as_deref).collect()),
+            Param::Int4(self.id_ranks.iter().map(|&r| Some(r)).collect()),
+        ]);
+        params
     }
 }
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::pool::{Pool, Repeat};
 use crate::schema::{self, Schema};
+use crate::statement;
 use crate::tls;
 use crate::wakeups::Wakeups;
 
@@ -54,6 +55,9 @@ pub struct Client {
 pub(crate) struct Statements {
     pub enqueue_keyed: String,
     pub insert_unkeyed: String,
+    /// The two enqueue statements with JDBC's `?` placeholders.
+    pub enqueue_keyed_positional: String,
+    pub insert_unkeyed_positional: String,
     pub get_job: String,
     pub finish_job: String,
     pub purge: String,
@@ -76,9 +80,13 @@ pub(crate) struct Statements {
 
 impl Statements {
     fn for_schema(s: &Schema) -> Statements {
+        let enqueue_keyed = s.sql(include_str!("../sql/enqueue_keyed.sql"));
+        let insert_unkeyed = s.sql(include_str!("../sql/insert_unkeyed.sql"));
         Statements {
-            enqueue_keyed: s.sql(include_str!("../sql/enqueue_keyed.sql")),
-            insert_unkeyed: s.sql(include_str!("../sql/insert_unkeyed.sql")),
+            enqueue_keyed_positional: statement::positional(&enqueue_keyed),
+            insert_unkeyed_positional: statement::positional(&insert_unkeyed),
+            enqueue_keyed,
+            insert_unkeyed,
             get_job: s.sql(include_str!("../sql/get_job.sql")),
             finish_job: s.sql(include_str!("../sql/finish_job.sql")),
             purge: s.sql(include_str!("../sql/purge.sql")),

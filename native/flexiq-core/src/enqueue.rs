@@ -1,10 +1,12 @@
 //! Enqueue, single and bulk. Every call is one statement and one round trip: a plain bulk
-//! insert when no entry carries a key, the `enqueue_keyed` function otherwise.
+//! insert when no entry carries a key, the `enqueue_keyed` function otherwise. The statement is
+//! prepared without the database ([`Client::prepare_enqueue`]), so that a binding can also run
+//! it on a connection of its own, inside the application's transaction, and hand the rows back
+//! to be resolved here exactly as the core's own run resolves them.
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use sqlx::postgres::PgRow;
 use sqlx::Row;
 
 use crate::batch::{Columns, KeyedBatch};
@@ -13,6 +15,7 @@ use crate::error::{Conflict, Error, Result};
 use crate::keys;
 use crate::pool::Repeat;
 use crate::request::{differing_fields, JobRequest};
+use crate::statement::{self, Param};
 
 /// What PostgreSQL did with one enqueue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,21 +33,39 @@ pub struct Enqueued {
     pub outcome: Outcome,
 }
 
-/// SQLSTATE raised by `enqueue_keyed` for an idempotency conflict.
-const CONFLICT_SQLSTATE: &str = "FQ409";
+/// One row of an enqueue statement: a job, whether the statement created it, and, when a key
+/// is held for a different request, the conflict (JSON: the entry's index among those sent and
+/// the request its holder was accepted with). A conflict comes back as the only row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnqueueRow {
+    pub job_id: i64,
+    pub created: bool,
+    pub conflict: Option<String>,
+}
+
 /// SQLSTATE of a deadlock, which concurrent batches with overlapping keys can still meet.
 const DEADLOCK_SQLSTATE: &str = "40P01";
 /// How often a batch that lost a deadlock is tried again.
 const DEADLOCK_RETRIES: usize = 5;
 
-/// The DETAIL of a conflict raised by `enqueue_keyed`.
+/// The conflict column of an enqueue row.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct ConflictDetail {
     /// The position of the entry among those sent.
     index: usize,
-    job_id: i64,
     accepted: Value,
+}
+
+/// An enqueue ready to run: checked, grouped by key, its statement chosen.
+pub struct PreparedEnqueue<'a> {
+    requests: &'a [JobRequest],
+    shape: Shape<'a>,
+}
+
+enum Shape<'a> {
+    Empty,
+    Unkeyed(Columns<'a>),
+    Keyed(KeyedBatch<'a>),
 }
 
 impl Client {
@@ -58,6 +79,50 @@ impl Client {
     /// Enqueues a batch; the result has one entry per request, in input order. A conflict in any
     /// entry fails the whole batch, and nothing is written.
     pub async fn enqueue_many(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
+        let prepared = self.prepare_enqueue(requests)?;
+        let Some(sql) = self.statement(&prepared, false) else {
+            return Ok(Vec::new());
+        };
+        let params = prepared.params();
+        let mut attempt = 0;
+        loop {
+            let rows = self
+                .pool
+                .run(prepared.repeat(), async |c| {
+                    statement::bind(sqlx::query(sql), &params)
+                        .fetch_all(c)
+                        .await
+                })
+                .await?;
+            match rows {
+                Ok(rows) => {
+                    let rows = rows
+                        .iter()
+                        .map(|row| {
+                            Ok(EnqueueRow {
+                                job_id: row.try_get(0)?,
+                                created: row.try_get(1)?,
+                                conflict: row.try_get(2)?,
+                            })
+                        })
+                        .collect::<sqlx::Result<Vec<_>>>()?;
+                    return prepared.resolve(&rows);
+                }
+                Err(e) if sqlstate(&e).as_deref() == Some(DEADLOCK_SQLSTATE) => {
+                    if attempt == DEADLOCK_RETRIES {
+                        return Err(e.into());
+                    }
+                    attempt += 1;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Checks and groups an enqueue without touching the database. Fails as
+    /// [`Client::enqueue_many`] would before sending anything: an invalid request, or a key
+    /// used twice in the batch for different requests.
+    pub fn prepare_enqueue<'a>(&self, requests: &'a [JobRequest]) -> Result<PreparedEnqueue<'a>> {
         for (i, r) in requests.iter().enumerate() {
             r.validate().map_err(|e| match e {
                 Error::InvalidArgument(m) if requests.len() > 1 => {
@@ -66,132 +131,143 @@ impl Client {
                 other => other,
             })?;
         }
-        if requests.is_empty() {
-            return Ok(Vec::new());
-        }
-        if requests.iter().all(|r| r.key.is_none()) {
-            return self.insert_unkeyed(requests).await;
-        }
-        let batch = KeyedBatch::group(requests).map_err(Error::Conflict)?;
-        // When every entry has a key, a repeat replays: same ids, nothing written twice. An
-        // unkeyed entry would be inserted again.
-        let repeat = if requests.iter().all(|r| r.key.is_some()) {
-            Repeat::Safe
+        let shape = if requests.is_empty() {
+            Shape::Empty
+        } else if requests.iter().all(|r| r.key.is_none()) {
+            Shape::Unkeyed(Columns::of(requests.iter()))
         } else {
-            Repeat::Never
+            Shape::Keyed(KeyedBatch::group(requests).map_err(Error::Conflict)?)
         };
-        let mut attempt = 0;
-        loop {
-            let rows = self
-                .pool
-                .run(repeat, async |c| {
-                    batch
-                        .columns
-                        .bind(sqlx::query(&self.sql.enqueue_keyed))
-                        .bind(&batch.scopes)
-                        .bind(&batch.digests)
-                        .bind(&batch.previews)
-                        .bind(&batch.id_ranks)
-                        .fetch_all(c)
-                        .await
-                })
-                .await?;
-            match rows {
-                Ok(rows) => return resolved(&rows, &batch),
-                Err(e) => match sqlstate(&e).as_deref() {
-                    Some(CONFLICT_SQLSTATE) => return Err(conflict(&e, requests, &batch)),
-                    Some(DEADLOCK_SQLSTATE) if attempt < DEADLOCK_RETRIES => attempt += 1,
-                    _ => return Err(e.into()),
-                },
-            }
+        Ok(PreparedEnqueue { requests, shape })
+    }
+
+    /// The text of a prepared enqueue's statement, with `$n` placeholders or, when
+    /// `positional`, with JDBC's `?`; `None` when there is nothing to send.
+    pub fn statement(&self, prepared: &PreparedEnqueue<'_>, positional: bool) -> Option<&str> {
+        let sql = &self.sql;
+        match (&prepared.shape, positional) {
+            (Shape::Empty, _) => None,
+            (Shape::Unkeyed(_), false) => Some(&sql.insert_unkeyed),
+            (Shape::Unkeyed(_), true) => Some(&sql.insert_unkeyed_positional),
+            (Shape::Keyed(_), false) => Some(&sql.enqueue_keyed),
+            (Shape::Keyed(_), true) => Some(&sql.enqueue_keyed_positional),
+        }
+    }
+}
+
+impl PreparedEnqueue<'_> {
+    /// The statement's parameters, in order.
+    pub fn params(&self) -> Vec<Param<'_>> {
+        match &self.shape {
+            Shape::Empty => Vec::new(),
+            Shape::Unkeyed(columns) => columns.params(),
+            Shape::Keyed(batch) => batch.params(),
         }
     }
 
-    async fn insert_unkeyed(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
-        let columns = Columns::of(requests.iter());
-        let rows = self
-            .pool
-            // A repeat would insert every job again.
-            .run(Repeat::Never, async |c| {
-                columns
-                    .bind(sqlx::query(&self.sql.insert_unkeyed))
-                    .fetch_all(c)
-                    .await
-            })
-            .await??;
-        let mut ids = rows
-            .iter()
-            .map(|row| row.try_get::<i64, _>(0))
-            .collect::<sqlx::Result<Vec<i64>>>()?;
-        // Ids are drawn in input order, so ascending ids are input order whatever order
-        // RETURNING used.
-        ids.sort_unstable();
-        Ok(ids
-            .into_iter()
-            .map(|job_id| Enqueued {
-                job_id,
-                outcome: Outcome::Accepted,
-            })
-            .collect())
+    /// Whether the pool may send the statement again after losing its answer: when every entry
+    /// has a key, a repeat replays (same ids, nothing written twice); an unkeyed entry would be
+    /// inserted again.
+    fn repeat(&self) -> Repeat {
+        if self.requests.iter().all(|r| r.key.is_some()) {
+            Repeat::Safe
+        } else {
+            Repeat::Never
+        }
+    }
+
+    /// Each input entry's job, from the statement's rows; a conflict row fails with
+    /// [`Error::Conflict`].
+    pub fn resolve(&self, rows: &[EnqueueRow]) -> Result<Vec<Enqueued>> {
+        if let [EnqueueRow {
+            job_id,
+            conflict: Some(detail),
+            ..
+        }] = rows
+        {
+            return Err(self.conflict(*job_id, detail));
+        }
+        let expected = match &self.shape {
+            Shape::Empty => 0,
+            Shape::Unkeyed(_) => self.requests.len(),
+            Shape::Keyed(batch) => batch.sent.len(),
+        };
+        if rows.len() != expected || rows.iter().any(|r| r.conflict.is_some()) {
+            return Err(Error::Storage(format!(
+                "enqueue returned {} rows for {expected} entries; is the schema migrated to \
+                 this version of FlexiQ?",
+                rows.len()
+            )));
+        }
+        match &self.shape {
+            Shape::Empty => Ok(Vec::new()),
+            Shape::Unkeyed(_) => {
+                let mut ids: Vec<i64> = rows.iter().map(|r| r.job_id).collect();
+                // Ids are drawn in input order, so ascending ids are input order whatever
+                // order RETURNING used.
+                ids.sort_unstable();
+                Ok(ids
+                    .into_iter()
+                    .map(|job_id| Enqueued {
+                        job_id,
+                        outcome: Outcome::Accepted,
+                    })
+                    .collect())
+            }
+            Shape::Keyed(batch) => Ok(resolved(rows, batch)),
+        }
+    }
+
+    fn conflict(&self, job_id: i64, detail: &str) -> Error {
+        let batch = match &self.shape {
+            Shape::Keyed(batch) => batch,
+            _ => {
+                return Error::Storage(format!("a conflict for an enqueue without keys: {detail}"))
+            }
+        };
+        let Some((detail, index)) = serde_json::from_str::<ConflictDetail>(detail)
+            .ok()
+            .and_then(|d| batch.sent.get(d.index).map(|&index| (d, index)))
+        else {
+            return Error::Storage(format!("a conflict that cannot be read: {detail}"));
+        };
+        let request = &self.requests[index];
+        let key = request.key.as_deref().unwrap_or_default();
+        Error::Conflict(Box::new(Conflict {
+            index,
+            job_id: Some(job_id),
+            batch_index: None,
+            key_preview: keys::preview(key),
+            key_digest: keys::hex(&keys::digest(key)),
+            fields: differing_fields(&detail.accepted, &request.fingerprint().to_value()),
+        }))
     }
 }
 
 /// Each input entry's job: the one its key resolved to, which it created only when it is the
 /// entry that carried the key and the function created the job.
-fn resolved(rows: &[PgRow], batch: &KeyedBatch) -> Result<Vec<Enqueued>> {
-    if rows.len() != batch.sent.len() {
-        return Err(Error::Storage(format!(
-            "enqueue returned {} rows for {} entries",
-            rows.len(),
-            batch.sent.len()
-        )));
-    }
-    let sent = rows
-        .iter()
-        .map(|row| Ok((row.try_get::<i64, _>(0)?, row.try_get::<bool, _>(1)?)))
-        .collect::<sqlx::Result<Vec<(i64, bool)>>>()?;
-    Ok(batch
+fn resolved(rows: &[EnqueueRow], batch: &KeyedBatch) -> Vec<Enqueued> {
+    batch
         .resolves_to
         .iter()
         .enumerate()
         .map(|(i, &p)| {
-            let (job_id, created) = sent[p];
-            let outcome = if created && batch.sent[p] == i {
+            let row = &rows[p];
+            let outcome = if row.created && batch.sent[p] == i {
                 Outcome::Accepted
             } else {
                 Outcome::Replayed
             };
-            Enqueued { job_id, outcome }
+            Enqueued {
+                job_id: row.job_id,
+                outcome,
+            }
         })
-        .collect())
+        .collect()
 }
 
 pub(crate) fn sqlstate(e: &sqlx::Error) -> Option<String> {
     e.as_database_error()
         .and_then(|d| d.code())
         .map(|c| c.into_owned())
-}
-
-fn conflict(e: &sqlx::Error, requests: &[JobRequest], batch: &KeyedBatch) -> Error {
-    let detail = e
-        .as_database_error()
-        .and_then(|d| d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>())
-        .and_then(|d| d.detail())
-        .and_then(|d| serde_json::from_str::<ConflictDetail>(d).ok());
-    let Some((detail, index)) =
-        detail.and_then(|d| batch.sent.get(d.index).map(|&index| (d, index)))
-    else {
-        return Error::Storage(format!(
-            "idempotency conflict without a readable detail: {e}"
-        ));
-    };
-    let key = requests[index].key.as_deref().unwrap_or_default();
-    Error::Conflict(Box::new(Conflict {
-        index,
-        job_id: Some(detail.job_id),
-        batch_index: None,
-        key_preview: keys::preview(key),
-        key_digest: keys::hex(&keys::digest(key)),
-        fields: differing_fields(&detail.accepted, &requests[index].fingerprint().to_value()),
-    }))
 }

@@ -15,14 +15,16 @@ pub mod recipe;
 pub mod request;
 pub mod running;
 pub mod schema;
+pub mod statement;
 mod tls;
 pub mod validate;
 mod wakeups;
 
 pub use client::{Client, ClientConfig};
-pub use enqueue::{Enqueued, Outcome};
+pub use enqueue::{EnqueueRow, Enqueued, Outcome, PreparedEnqueue};
 pub use error::{Conflict, Error, Result};
 pub use grants::Grant;
 pub use jobs::{JobInfo, Redrive};
 pub use request::{JobRequest, RetryPolicy, Schedule};
 pub use running::{Attempt, ClaimedJob, FailedAttempt};
+pub use statement::Param;

@@ -68,6 +68,8 @@ const DEFINITIONS: &[Definition] = &[
     definition!("new_jobs"),
     definition!("request_of"),
     definition!("enqueue_keyed"),
+    definition!("require"),
+    definition!("enqueue"),
     definition!("announce"),
     definition!("announce_inserted"),
     definition!("release_key"),

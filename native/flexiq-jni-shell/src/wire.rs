@@ -180,6 +180,10 @@ impl Writer {
         }
     }
 
+    pub fn f64(&mut self, value: f64) {
+        self.buf.extend_from_slice(&value.to_le_bytes());
+    }
+
     /// A list's entry count. Java arrays hold at most `i32::MAX` entries.
     pub fn count(&mut self, n: usize) -> BridgeResult<()> {
         let n = i32::try_from(n).map_err(|_| {
@@ -195,18 +199,23 @@ impl Writer {
         Ok(())
     }
 
-    pub fn string(&mut self, value: &str) -> BridgeResult<()> {
-        self.bytes(value.as_bytes())
-    }
-
-    pub fn opt_string(&mut self, value: Option<&str>) -> BridgeResult<()> {
+    /// Bytes, or a length of -1 for none.
+    pub fn opt_bytes(&mut self, value: Option<&[u8]>) -> BridgeResult<()> {
         match value {
-            Some(v) => self.string(v),
+            Some(v) => self.bytes(v),
             None => {
                 self.i32(-1);
                 Ok(())
             }
         }
+    }
+
+    pub fn string(&mut self, value: &str) -> BridgeResult<()> {
+        self.bytes(value.as_bytes())
+    }
+
+    pub fn opt_string(&mut self, value: Option<&str>) -> BridgeResult<()> {
+        self.opt_bytes(value.map(str::as_bytes))
     }
 
     /// Appends bytes as they are: a call whose whole response is one byte string.

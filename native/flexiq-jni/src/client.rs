@@ -3,7 +3,9 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use flexiq_core::{Client, ClientConfig, JobInfo, JobRequest, RetryPolicy, Schedule};
+use flexiq_core::{
+    Client, ClientConfig, EnqueueRow, Enqueued, JobInfo, JobRequest, Param, RetryPolicy, Schedule,
+};
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
 
@@ -72,12 +74,92 @@ pub(crate) fn drop_schema(client: &Client, _: &mut Reader<'_>, _: &mut Writer) -
 /// key is the auto key of the (canonical) payload. Java resolves which key applies; only that
 /// key, or the request to derive it, crosses. A derived-key enqueue thus crosses once.
 pub(crate) fn enqueue(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    let n = r.count("jobs")?;
-    let mut requests = Vec::with_capacity(n);
-    for _ in 0..n {
-        requests.push(job_request(r)?);
-    }
+    let requests = job_requests(r)?;
     let results = block_on(client.enqueue_many(&requests))??;
+    write_enqueued(w, &results)
+}
+
+/// `nativePrepareEnqueue(client, list of entry)` → the statement that enqueues the entries (as
+/// `nativeEnqueue` takes them), for the caller to run on a connection of its own: text sql (with
+/// `?` placeholders), then a list of parameters, each: text element type (`bytea`, `text`,
+/// `int4`, `int8` or `float8`) and a list of elements, each bytes-or-null (bytea),
+/// text-or-null (text) or a bool present followed, if present, by an i32, i64 or f64. Touches
+/// no database. The list must not be empty.
+pub(crate) fn prepare_enqueue(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let requests = job_requests(r)?;
+    let prepared = client.prepare_enqueue(&requests)?;
+    let sql = client
+        .statement(&prepared, true)
+        .ok_or_else(|| BridgeError::BadArgument("nothing to enqueue".into()))?;
+    w.string(sql)?;
+    let params = prepared.params();
+    w.count(params.len())?;
+    for p in &params {
+        w.string(p.element_type())?;
+        match p {
+            Param::Bytea(v) => elements(w, v, |w, e| w.opt_bytes(*e))?,
+            Param::Text(v) => elements(w, v, |w, e| w.opt_string(*e))?,
+            Param::Int4(v) => elements(w, v, |w, e| present(w, e, Writer::i32))?,
+            Param::Int8(v) => elements(w, v, |w, e| present(w, e, Writer::i64))?,
+            Param::Float8(v) => elements(w, v, |w, e| present(w, e, Writer::f64))?,
+        }
+    }
+    Ok(())
+}
+
+/// `nativeResolveEnqueue(client, list of entry, list of row)` → as `nativeEnqueue`, from the
+/// rows the statement of `nativePrepareEnqueue` returned for the same entries. A row: i64 jobId,
+/// bool created, text-or-null conflict. A conflict row throws as `nativeEnqueue` would.
+pub(crate) fn resolve_enqueue(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let requests = job_requests(r)?;
+    let prepared = client.prepare_enqueue(&requests)?;
+    let n = r.count("rows")?;
+    let mut rows = Vec::with_capacity(n);
+    for _ in 0..n {
+        rows.push(EnqueueRow {
+            job_id: r.i64("jobId")?,
+            created: r.bool("created")?,
+            conflict: r.opt_string("conflict")?,
+        });
+    }
+    write_enqueued(w, &prepared.resolve(&rows)?)
+}
+
+fn elements<T>(
+    w: &mut Writer,
+    values: &[T],
+    mut write: impl FnMut(&mut Writer, &T) -> BridgeResult<()>,
+) -> BridgeResult<()> {
+    w.count(values.len())?;
+    values.iter().try_for_each(|v| write(w, v))
+}
+
+fn present<T: Copy>(
+    w: &mut Writer,
+    value: &Option<T>,
+    write: fn(&mut Writer, T),
+) -> BridgeResult<()> {
+    w.bool(value.is_some());
+    if let Some(v) = *value {
+        write(w, v);
+    }
+    Ok(())
+}
+
+fn job_requests(r: &mut Reader<'_>) -> BridgeResult<Vec<JobRequest>> {
+    let n = r.count("jobs")?;
+    (0..n).map(|_| job_request(r)).collect()
+}
+
+fn write_enqueued(w: &mut Writer, results: &[Enqueued]) -> BridgeResult<()> {
     w.count(results.len())?;
     for result in results {
         w.i64(result.job_id);

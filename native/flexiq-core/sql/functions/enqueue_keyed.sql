@@ -2,26 +2,46 @@
 -- also carry their key's scope, digest and preview. A replay is compared on what was asked
 -- for: queue, task, payload, priority, runAt or delay, maxAttempts, retry policy, timeout,
 -- tags and keyRetention.
+--
+-- A conflict (a key held for a different request) is returned as data, never raised: the
+-- statement may run in an application's own transaction, which an error would abort, and
+-- PostgreSQL would log every conflict as an ERROR.
 
--- Enqueues a batch in which some entries carry a key (digest non-NULL). The binding sends
+-- Earlier versions returned (job_id, created), and a return type cannot change in place; the
+-- drop takes that version's grants with it (roles are granted again after an upgrade).
+DO $$
+BEGIN
+    IF pg_get_function_result(to_regprocedure('{schema}.enqueue_keyed(bytea[], text[], text[],
+           integer[], bigint[], bigint[], integer[], bigint[], bigint[], double precision[],
+           double precision[], bigint[], jsonb[], bigint[], text[], bytea[], text[], integer[])'))
+       = 'TABLE(job_id bigint, created boolean)' THEN
+        DROP FUNCTION {schema}.enqueue_keyed(bytea[], text[], text[], integer[], bigint[],
+            bigint[], integer[], bigint[], bigint[], double precision[], double precision[],
+            bigint[], jsonb[], bigint[], text[], bytea[], text[], integer[]);
+    END IF;
+END
+$$;
+
+-- Places the entries of a batch in which some carry a key (digest non-NULL). The binding sends
 -- each key once, keyed entries in (scope, digest) order so that racing batches lock alike,
 -- and p_id_rank: each entry's position in the caller's order, so that ids follow it.
 -- Returns, per entry in array order, the job that holds its key (or its new job) and whether
--- this call created that job. Raises SQLSTATE FQ409 with a JSON detail when a key is held for
--- a different request; the whole batch then writes nothing.
+-- this call created that job. When a key is held for a different request it returns one row
+-- instead: the holder, with conflict = {index, accepted}; jobs it created for other entries
+-- are then still there, and enqueue_keyed undoes them.
 --
 -- A replay writes nothing: its INSERT does nothing ON CONFLICT, and the holder is then read in
 -- a statement of its own, whose fresh snapshot sees holders committed by racing transactions.
 -- If a holder left (its job finished) or its retention expired in between, the entry is tried
 -- again; the unique index alone decides who wins.
-CREATE OR REPLACE FUNCTION {schema}.enqueue_keyed(
+CREATE OR REPLACE FUNCTION {schema}.place_jobs(
     p_payload bytea[], p_queue text[], p_task text[], p_priority integer[],
     p_run_at_micros bigint[], p_delay_ms bigint[], p_max_attempts integer[],
     p_retry_initial_ms bigint[], p_retry_max_ms bigint[], p_retry_multiplier double precision[],
     p_retry_jitter double precision[], p_timeout_ms bigint[], p_tags jsonb[],
     p_key_retention_ms bigint[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
     p_id_rank integer[])
-RETURNS TABLE (job_id bigint, created boolean)
+RETURNS TABLE (job_id bigint, created boolean, conflict jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_id bigint[];        -- per entry: the id its job takes if it is created
@@ -64,7 +84,7 @@ BEGIN
 
         -- Every key was free: nothing was replayed, so nothing can conflict.
         IF v_round = 1 AND cardinality(v_todo) = 0 THEN
-            RETURN QUERY SELECT unnest(v_id), true;
+            RETURN QUERY SELECT unnest(v_id), true, NULL::jsonb;
             RETURN;
         END IF;
         EXIT WHEN cardinality(v_todo) = 0;
@@ -115,17 +135,63 @@ BEGIN
      ORDER BY c.ord
      LIMIT 1;
     IF FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = 'FQ409', MESSAGE = 'idempotency conflict',
-            DETAIL = (SELECT jsonb_build_object('index', v_conflict.ord - 1, 'jobId', j.id,
-                                                'accepted', {schema}.request_of(j))::text
-                        FROM {schema}.jobs j WHERE j.id = v_conflict.id);
+        RETURN QUERY
+        SELECT j.id, false, jsonb_build_object('index', v_conflict.ord - 1,
+                                               'accepted', {schema}.request_of(j))
+          FROM {schema}.jobs j WHERE j.id = v_conflict.id;
+        RETURN;
     END IF;
 
     RETURN QUERY
-    SELECT p.id, p.created = 1
+    SELECT p.id, p.created = 1, NULL::jsonb
       FROM unnest(v_id) WITH ORDINALITY AS t(id, ord)
       JOIN unnest(v_placed[:][1:1], v_placed[:][2:2], v_placed[:][3:3]) AS p(entry, id, created)
         ON p.entry = t.id
      ORDER BY t.ord;
+END
+$$;
+
+-- Enqueues a batch (see place_jobs) and returns its rows; when the batch meets a conflict it
+-- writes nothing and returns only the conflict's row. A batch of one cannot have created a job
+-- when it conflicts; a larger one is placed in a block whose exception undoes what it created
+-- (a subtransaction; the exception is caught, so nothing reaches the caller or the log).
+CREATE OR REPLACE FUNCTION {schema}.enqueue_keyed(
+    p_payload bytea[], p_queue text[], p_task text[], p_priority integer[],
+    p_run_at_micros bigint[], p_delay_ms bigint[], p_max_attempts integer[],
+    p_retry_initial_ms bigint[], p_retry_max_ms bigint[], p_retry_multiplier double precision[],
+    p_retry_jitter double precision[], p_timeout_ms bigint[], p_tags jsonb[],
+    p_key_retention_ms bigint[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
+    p_id_rank integer[])
+RETURNS TABLE (job_id bigint, created boolean, conflict jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_job bigint[];
+    v_created boolean[];
+    v_conflict jsonb[];
+BEGIN
+    IF cardinality(p_id_rank) = 1 THEN
+        RETURN QUERY SELECT * FROM {schema}.place_jobs(p_payload, p_queue, p_task, p_priority,
+            p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms, p_retry_max_ms,
+            p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags, p_key_retention_ms, p_scope,
+            p_key_digest, p_key_preview, p_id_rank);
+        RETURN;
+    END IF;
+    BEGIN
+        SELECT array_agg(p.job_id ORDER BY p.ord), array_agg(p.created ORDER BY p.ord),
+               array_agg(p.conflict ORDER BY p.ord)
+          INTO v_job, v_created, v_conflict
+          FROM {schema}.place_jobs(p_payload, p_queue, p_task, p_priority, p_run_at_micros,
+                   p_delay_ms, p_max_attempts, p_retry_initial_ms, p_retry_max_ms,
+                   p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags, p_key_retention_ms,
+                   p_scope, p_key_digest, p_key_preview, p_id_rank)
+               WITH ORDINALITY AS p(job_id, created, conflict, ord);
+        IF v_conflict[1] IS NOT NULL THEN
+            -- Rolls the block back; the variables keep the conflict's row.
+            RAISE EXCEPTION USING ERRCODE = 'FQ409';
+        END IF;
+    EXCEPTION WHEN SQLSTATE 'FQ409' THEN
+        NULL;
+    END;
+    RETURN QUERY SELECT * FROM unnest(v_job, v_created, v_conflict);
 END
 $$;

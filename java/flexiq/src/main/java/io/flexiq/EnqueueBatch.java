@@ -1,6 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,7 +32,18 @@ final class EnqueueBatch {
 
     /** Sends the batch in one native call (one statement); results in input order. */
     List<EnqueueResult> send(long client) {
-        NativeBridge.Enqueued out = call.send(client);
+        return results(call.send(client));
+    }
+
+    /**
+     * Runs the batch's statement on the application's connection, in its transaction; results
+     * in input order. An empty batch touches neither the connection nor the native core.
+     */
+    List<EnqueueResult> sendOn(Connection connection, long client) {
+        return size == 0 ? List.of() : results(ConnectionEnqueue.run(connection, client, call));
+    }
+
+    private List<EnqueueResult> results(NativeBridge.Enqueued out) {
         List<EnqueueResult> results = new ArrayList<>(size);
         for (int i = 0; i < out.jobIds().length; i++) {
             results.add(new EnqueueResult(Long.toString(out.jobIds()[i]), out.outcomes()[i], null));

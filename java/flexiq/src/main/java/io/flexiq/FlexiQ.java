@@ -1,6 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -57,15 +58,85 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     @Override
     public <T> EnqueueResult enqueueWithResult(Task<T> task, T payload, EnqueueOptions options) {
-        requireOpen();
-        EnqueueBatch batch = new EnqueueBatch(1);
-        batch.add(requireTask(task), payload, Objects.requireNonNull(options, "options"), serializer);
-        return batch.send(handle).get(0);
+        return one(task, payload, options).send(handle).get(0);
     }
 
     /** {@inheritDoc} One statement, one round trip. */
     @Override
     public <T> List<String> enqueueMany(Task<T> task, List<? extends T> payloads, EnqueueOptions options) {
+        return EnqueueResult.ids(many(task, payloads, options).send(handle));
+    }
+
+    /** {@inheritDoc} One statement, one round trip. */
+    @Override
+    public List<EnqueueResult> enqueueManyWithResults(List<? extends EnqueueRequest<?>> requests) {
+        return many(requests).send(handle);
+    }
+
+    /**
+     * Enqueues a job on the application's own connection, inside the transaction it is in: the
+     * job and its key exist only if that transaction commits, and workers are woken at the
+     * commit, never before. Dedup is the same as {@link #enqueueWithResult(Task, Object,
+     * EnqueueOptions)}'s: while another open transaction holds the same key, this call waits
+     * for it, then replays its job if it committed or takes the key if it rolled back. A conflict
+     * throws {@link IdempotencyConflictException} and leaves the transaction usable. FlexiQ never
+     * commits, rolls back or closes the connection; with auto-commit on, the enqueue commits by
+     * itself. Works with any PostgreSQL JDBC driver and pool; the connection's database must hold
+     * this client's migrated schema.
+     *
+     * @throws TransactionRetryException if PostgreSQL must roll the transaction back
+     *     (serialization failure under {@code REPEATABLE READ} or {@code SERIALIZABLE}, deadlock)
+     * @throws StorageException if the statement fails otherwise (the driver's exception is the
+     *     cause); the transaction must then be rolled back
+     */
+    public <T> EnqueueResult enqueueWithResult(Connection connection, Task<T> task, T payload,
+            EnqueueOptions options) {
+        return one(task, payload, options).sendOn(requireConnection(connection), handle).get(0);
+    }
+
+    /**
+     * Enqueues a job on the application's connection, in its transaction (see
+     * {@link #enqueueWithResult(Connection, Task, Object, EnqueueOptions)}); returns its id, or
+     * the id of the job already holding its key.
+     */
+    public <T> String enqueue(Connection connection, Task<T> task, T payload, EnqueueOptions options) {
+        return enqueueWithResult(connection, task, payload, options).jobId();
+    }
+
+    /** Enqueues a job with default options on the application's connection, in its transaction. */
+    public <T> String enqueue(Connection connection, Task<T> task, T payload) {
+        return enqueue(connection, task, payload, EnqueueOptions.defaults());
+    }
+
+    /**
+     * Enqueues one job per payload on the application's connection, in its transaction (see
+     * {@link #enqueueWithResult(Connection, Task, Object, EnqueueOptions)}), as one statement;
+     * ids in input order. A conflict in any entry writes nothing and leaves the transaction
+     * usable.
+     */
+    public <T> List<String> enqueueMany(Connection connection, Task<T> task, List<? extends T> payloads,
+            EnqueueOptions options) {
+        return EnqueueResult.ids(many(task, payloads, options).sendOn(requireConnection(connection), handle));
+    }
+
+    /**
+     * Enqueues a batch of entries, each with its own task and options, on the application's
+     * connection, in its transaction (see {@link #enqueueWithResult(Connection, Task, Object,
+     * EnqueueOptions)}), as one statement; results in input order.
+     */
+    public List<EnqueueResult> enqueueManyWithResults(Connection connection,
+            List<? extends EnqueueRequest<?>> requests) {
+        return many(requests).sendOn(requireConnection(connection), handle);
+    }
+
+    private <T> EnqueueBatch one(Task<T> task, T payload, EnqueueOptions options) {
+        requireOpen();
+        EnqueueBatch batch = new EnqueueBatch(1);
+        batch.add(requireTask(task), payload, Objects.requireNonNull(options, "options"), serializer);
+        return batch;
+    }
+
+    private <T> EnqueueBatch many(Task<T> task, List<? extends T> payloads, EnqueueOptions options) {
         requireOpen();
         requireTask(task);
         Objects.requireNonNull(options, "options");
@@ -73,22 +144,27 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         for (T payload : payloads) {
             batch.add(task, payload, options, serializer);
         }
-        return EnqueueResult.ids(batch.send(handle));
+        return batch;
     }
 
-    /** {@inheritDoc} One statement, one round trip. */
-    @Override
-    public List<EnqueueResult> enqueueManyWithResults(List<? extends EnqueueRequest<?>> requests) {
+    private EnqueueBatch many(List<? extends EnqueueRequest<?>> requests) {
         requireOpen();
         EnqueueBatch batch = new EnqueueBatch(requests.size());
         for (EnqueueRequest<?> request : requests) {
             add(batch, request);
         }
-        return batch.send(handle);
+        return batch;
     }
 
     private <T> void add(EnqueueBatch batch, EnqueueRequest<T> request) {
         batch.add(request.task(), request.payload(), request.options(), serializer);
+    }
+
+    private static Connection requireConnection(Connection connection) {
+        if (connection == null) {
+            throw new IllegalArgumentException("connection must not be null");
+        }
+        return connection;
     }
 
     /** The job with this id, if it exists. */

@@ -8,4 +8,9 @@ public class StorageException extends FlexiQException {
     public StorageException(String message) {
         super(message);
     }
+
+    /** Creates an exception with a message and the failure that caused it. */
+    public StorageException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

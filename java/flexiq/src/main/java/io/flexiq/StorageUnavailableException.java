@@ -14,4 +14,9 @@ public class StorageUnavailableException extends StorageException {
     public StorageUnavailableException(String message) {
         super(message);
     }
+
+    /** Creates an exception with a message and the failure that caused it. */
+    public StorageUnavailableException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

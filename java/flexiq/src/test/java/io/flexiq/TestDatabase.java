@@ -18,6 +18,12 @@ final class TestDatabase {
         return server.url();
     }
 
+    /** The server's log file. */
+    static java.nio.file.Path serverLog() {
+        url();
+        return server.logFile();
+    }
+
     /** A schema name no other test uses. */
     static String freshSchema() {
         return "j" + ProcessHandle.current().pid() + "_" + NEXT_SCHEMA.incrementAndGet();

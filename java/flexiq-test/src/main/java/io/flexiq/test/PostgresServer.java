@@ -64,6 +64,14 @@ public final class PostgresServer implements AutoCloseable {
         return "jdbc:postgresql://127.0.0.1:" + cluster.port() + "/postgres?user=postgres";
     }
 
+    /**
+     * The file the server logs to, for tests of what PostgreSQL logged (an {@code ERROR} line
+     * for every failed statement, at the default settings). It goes with the server.
+     */
+    public Path logFile() {
+        return cluster.directory().resolve("postgres.log");
+    }
+
     /** The loopback TCP port the server listens on, the same for the server's whole life. */
     public int port() {
         return cluster.port();

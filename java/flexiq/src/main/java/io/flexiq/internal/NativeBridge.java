@@ -176,11 +176,67 @@ public final class NativeBridge {
 
         /** Sends the entries in one native call; the results are in input order. */
         public Enqueued send(long client) {
+            return enqueued(nativeEnqueue(client, complete()));
+        }
+
+        /**
+         * The statement that enqueues the entries, for the caller to run on a connection of its
+         * own; touches no database. Pass its rows to {@link #resolve}.
+         */
+        public EnqueueStatement prepare(long client) {
+            Wire.Reader r = reader(nativePrepareEnqueue(client, complete()));
+            String sql = r.string();
+            int n = r.i32();
+            List<Parameter> params = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                String type = r.string();
+                int count = r.i32();
+                Object[] elements = switch (type) {
+                    case "bytea" -> new byte[count][];
+                    case "text" -> new String[count];
+                    case "int4" -> new Integer[count];
+                    case "int8" -> new Long[count];
+                    case "float8" -> new Double[count];
+                    default -> throw new IllegalStateException("unknown parameter type " + type
+                            + "; the FlexiQ jar and its native library must come from one build");
+                };
+                for (int e = 0; e < count; e++) {
+                    elements[e] = switch (type) {
+                        case "bytea" -> r.bytes();
+                        case "text" -> r.string();
+                        case "int4" -> r.bool() ? Integer.valueOf(r.i32()) : null;
+                        case "int8" -> r.optI64();
+                        default -> r.bool() ? Double.valueOf(r.f64()) : null;
+                    };
+                }
+                params.add(new Parameter(type, elements));
+            }
+            return new EnqueueStatement(sql, params);
+        }
+
+        /**
+         * The jobs the entries resolved to, from the rows their {@linkplain #prepare statement}
+         * returned; a conflict row throws {@code IdempotencyConflictException} as {@link #send}
+         * would. Call once, after {@link #prepare}.
+         */
+        public Enqueued resolve(long client, List<EnqueueRow> rows) {
+            w.i32(rows.size());
+            for (EnqueueRow row : rows) {
+                w.i64(row.jobId()).bool(row.created()).string(row.conflict());
+            }
+            return enqueued(nativeResolveEnqueue(client, w.toBytes()));
+        }
+
+        private byte[] complete() {
             if (added != size) {
                 throw new IllegalStateException("enqueue has " + added + " of " + size + " entries");
             }
             ensureLoaded();
-            Wire.Reader r = reader(nativeEnqueue(client, w.toBytes()));
+            return w.toBytes();
+        }
+
+        private static Enqueued enqueued(byte[] response) {
+            Wire.Reader r = reader(response);
             int n = r.i32();
             long[] ids = new long[n];
             EnqueueOutcome[] outcomes = new EnqueueOutcome[n];
@@ -194,6 +250,20 @@ public final class NativeBridge {
 
     /** The jobs an enqueue resolved to, and how, in input order. */
     public record Enqueued(long[] jobIds, EnqueueOutcome[] outcomes) {}
+
+    /** An enqueue statement: its text, with {@code ?} placeholders, and its parameters in order. */
+    public record EnqueueStatement(String sql, List<Parameter> params) {}
+
+    /**
+     * One parameter: an array of a PostgreSQL element type ({@code bytea}, {@code text},
+     * {@code int4}, {@code int8} or {@code float8}, as {@code Connection.createArrayOf} takes
+     * them) whose Java elements are {@code byte[]}, {@code String}, {@code Integer},
+     * {@code Long} or {@code Double}, null where absent.
+     */
+    public record Parameter(String elementType, Object[] elements) {}
+
+    /** One row of an enqueue statement: a job, whether it was created, and a conflict or null. */
+    public record EnqueueRow(long jobId, boolean created, String conflict) {}
 
     private static long micros(Instant at) {
         return Math.addExact(Math.multiplyExact(at.getEpochSecond(), 1_000_000L), at.getNano() / 1_000);
@@ -443,6 +513,10 @@ public final class NativeBridge {
     private static native byte[] nativeDropSchema(long client, byte[] request);
 
     private static native byte[] nativeEnqueue(long client, byte[] request);
+
+    private static native byte[] nativePrepareEnqueue(long client, byte[] request);
+
+    private static native byte[] nativeResolveEnqueue(long client, byte[] request);
 
     private static native byte[] nativeGetJob(long client, byte[] request);
 

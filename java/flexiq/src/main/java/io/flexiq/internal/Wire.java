@@ -174,6 +174,10 @@ final class Wire {
             return v;
         }
 
+        double f64() {
+            return Double.longBitsToDouble(i64());
+        }
+
         /** An optional number as a boxed value, null when absent. */
         Long optI64() {
             return bool() ? i64() : null;

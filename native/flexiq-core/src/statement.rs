@@ -1,0 +1,107 @@
+//! A statement as any driver can run it: its text, and its parameters, each an array of one
+//! PostgreSQL type. The core runs such statements itself through sqlx; a binding that runs them
+//! on a connection of its own (JDBC, in the application's transaction) gets the same text with
+//! positional `?` placeholders and the same arrays.
+
+use sqlx::postgres::{PgArguments, Postgres};
+use sqlx::query::Query;
+
+/// One parameter: an array, with NULL elements where a value is absent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Param<'a> {
+    Bytea(Vec<Option<&'a [u8]>>),
+    Text(Vec<Option<&'a str>>),
+    Int4(Vec<Option<i32>>),
+    Int8(Vec<Option<i64>>),
+    Float8(Vec<Option<f64>>),
+}
+
+impl Param<'_> {
+    /// The PostgreSQL name of the element type, as `java.sql.Connection.createArrayOf` takes it.
+    pub fn element_type(&self) -> &'static str {
+        match self {
+            Param::Bytea(_) => "bytea",
+            Param::Text(_) => "text",
+            Param::Int4(_) => "int4",
+            Param::Int8(_) => "int8",
+            Param::Float8(_) => "float8",
+        }
+    }
+}
+
+/// Binds the parameters, in order.
+pub(crate) fn bind<'q>(
+    mut query: Query<'q, Postgres, PgArguments>,
+    params: &'q [Param<'q>],
+) -> Query<'q, Postgres, PgArguments> {
+    for p in params {
+        query = match p {
+            Param::Bytea(v) => query.bind(v),
+            Param::Text(v) => query.bind(v),
+            Param::Int4(v) => query.bind(v),
+            Param::Int8(v) => query.bind(v),
+            Param::Float8(v) => query.bind(v),
+        };
+    }
+    query
+}
+
+/// The statement with `$1`, `$2`, … replaced by `?`, as JDBC takes it. The statements this is
+/// used for name each parameter once, in order; the test below holds them to that.
+pub(crate) fn positional(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                chars.next();
+            }
+            out.push('?');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parameter numbers of a statement, in the order they appear.
+    fn numbers_in_order(sql: &str) -> Vec<usize> {
+        let mut numbers = Vec::new();
+        let mut rest = sql;
+        while let Some(at) = rest.find('$') {
+            rest = &rest[at + 1..];
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(n) = digits.parse() {
+                numbers.push(n);
+            }
+        }
+        numbers
+    }
+
+    #[test]
+    fn placeholders_become_question_marks() {
+        assert_eq!(
+            positional("SELECT f($1::int[], $12::text[]) -- $ alone stays"),
+            "SELECT f(?::int[], ?::text[]) -- $ alone stays"
+        );
+    }
+
+    #[test]
+    fn enqueue_statements_name_each_parameter_once_in_order() {
+        for sql in [
+            include_str!("../sql/enqueue_keyed.sql"),
+            include_str!("../sql/insert_unkeyed.sql"),
+        ] {
+            let numbers = numbers_in_order(sql);
+            assert_eq!(numbers, (1..=numbers.len()).collect::<Vec<_>>(), "{sql}");
+            assert!(
+                !sql.contains('?'),
+                "a ? would be taken for a placeholder: {sql}"
+            );
+        }
+    }
+}
