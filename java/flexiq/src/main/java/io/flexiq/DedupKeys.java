@@ -1,6 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -9,6 +10,9 @@ import java.util.Optional;
  * <p>Precedence, first match wins: {@code uniqueKey}, then {@code idempotencyKey}, then the
  * auto-derived key when the call says {@code idempotent(true)} or the task is idempotent and the
  * call does not say {@code idempotent(false)}; otherwise no key.
+ *
+ * <p>The kind of key decides how long its binding lasts (see
+ * {@link EnqueueOptions.Builder#keyRetention}).
  *
  * <p>The auto-derived key is {@code "auto:"} followed by the first 32 lowercase hex characters
  * of {@code sha256(utf8(taskName) || 0x00 || payload)}, computed by the native core so that
@@ -43,6 +47,30 @@ public final class DedupKeys {
     /** Whether, absent a key the options name, the key is derived from the payload. */
     static boolean derives(Task<?> task, EnqueueOptions options) {
         return options.idempotent().orElse(task.isIdempotent());
+    }
+
+    /**
+     * How long past acceptance the key stays bound even once its job has finished, by the kind of
+     * key the precedence picked; null when it frees as the job finishes, or there is no key.
+     * Computed once here, so that the binding and the fingerprint a replay is compared on agree.
+     *
+     * @param derive whether the key is derived (no explicit key, and {@link #derives})
+     * @param explicitDefault the client's retention for explicit keys, or null
+     */
+    static Duration retentionOrNull(EnqueueOptions options, boolean derive, Duration explicitDefault) {
+        boolean unique = options.uniqueKey().isPresent();
+        boolean idempotency = !unique && options.idempotencyKey().isPresent();
+        if (!unique && !idempotency && !derive) {
+            return null;
+        }
+        Optional<Duration> asked = options.keyRetention();
+        if (asked.isPresent()) {
+            return asked.get();
+        }
+        if (idempotency) {
+            return explicitDefault != null ? explicitDefault : EnqueueOptions.DEFAULT_IDEMPOTENCY_KEY_RETENTION;
+        }
+        return unique ? explicitDefault : null;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,19 +16,23 @@ import java.util.List;
 final class EnqueueBatch {
     private final int size;
     private final NativeBridge.Enqueue call;
+    /** The client's retention for explicit keys, or null. */
+    private final Duration explicitKeyRetention;
 
-    EnqueueBatch(int size) {
+    EnqueueBatch(int size, Duration explicitKeyRetention) {
         this.size = size;
+        this.explicitKeyRetention = explicitKeyRetention;
         this.call = new NativeBridge.Enqueue(size);
     }
 
-    /** Serializes the payload, resolves the key and appends the entry. */
+    /** Serializes the payload, resolves the key and its retention, and appends the entry. */
     <T> void add(Task<T> task, T payload, EnqueueOptions options, PayloadSerializer serializer) {
         byte[] json = serializer instanceof CanonicalJsonSerializer c ? c.jsonForNativeCanonicalForm(payload) : null;
         byte[] bytes = json != null ? json : serializer.serialize(payload);
         String key = DedupKeys.explicitOrNull(options);
         boolean derive = key == null && DedupKeys.derives(task, options);
-        call.add(task.name(), bytes, json != null, key, derive, options);
+        Duration retention = DedupKeys.retentionOrNull(options, derive, explicitKeyRetention);
+        call.add(task.name(), bytes, json != null, key, derive, retention, options);
     }
 
     /** Sends the batch in one native call (one statement); results in input order. */

@@ -18,6 +18,12 @@ import java.util.TreeSet;
  * payload when {@link Builder#idempotent idempotent(true)} is set on the call, or when the task
  * is idempotent and the call does not say {@code idempotent(false)}; otherwise the job has no key.
  *
+ * <p>How long a key stays bound depends on its kind: an {@code idempotencyKey} for 24 hours
+ * from acceptance ({@link #DEFAULT_IDEMPOTENCY_KEY_RETENTION}), so that a repeat after a fast
+ * worker finished the job still returns it; a {@code uniqueKey} and a derived key while the job
+ * is pending or running. {@link Builder#keyRetention keyRetention} on the call, or the
+ * client's {@link FlexiQ.Builder#keyRetention default} for explicit keys, overrides this.
+ *
  * <p>Options left unset stay unset: an omitted {@code runAt} means "as soon as possible" and is
  * not part of what a replay is compared with.
  */
@@ -28,6 +34,11 @@ public final class EnqueueOptions {
     public static final String DEFAULT_QUEUE = "default";
     /** The attempt budget of a job unless a call sets another. */
     public static final int DEFAULT_MAX_ATTEMPTS = 20;
+    /**
+     * How long an {@code idempotencyKey} stays bound from acceptance, 24 hours, unless the call or
+     * the client sets a retention.
+     */
+    public static final Duration DEFAULT_IDEMPOTENCY_KEY_RETENTION = Duration.ofHours(24);
 
     private static final EnqueueOptions DEFAULTS = new Builder().build();
 
@@ -150,7 +161,10 @@ public final class EnqueueOptions {
         return scope;
     }
 
-    /** How long a key stays bound after acceptance even once its job has finished, if set. */
+    /**
+     * The retention set on this call, if any: how long the key stays bound after acceptance even
+     * once its job has finished. Unset, the key's kind decides (see {@link Builder#keyRetention}).
+     */
     public Optional<Duration> keyRetention() {
         return Optional.ofNullable(keyRetention);
     }
@@ -174,7 +188,11 @@ public final class EnqueueOptions {
         private Builder() {}
 
         /**
-         * The literal dedup key; wins over every other key input.
+         * The literal dedup key; wins over every other key input. Its binding lasts while the job
+         * is pending or running and frees when the job finishes (completes, is dead-lettered or
+         * cancelled), unless {@link #keyRetention} or the client's
+         * {@link FlexiQ.Builder#keyRetention default} keeps it longer. When an
+         * {@link #idempotencyKey} is set too, this key and its rule apply.
          *
          * @throws IllegalArgumentException if empty, over 512 bytes of UTF-8, containing NUL or not
          *     valid UTF-16 (an unpaired surrogate)
@@ -190,7 +208,12 @@ public final class EnqueueOptions {
         }
 
         /**
-         * A dedup key, used when no {@link #uniqueKey(String)} is set.
+         * A dedup key, used when no {@link #uniqueKey(String)} is set. Its binding lasts
+         * 24 hours from acceptance ({@link EnqueueOptions#DEFAULT_IDEMPOTENCY_KEY_RETENTION}),
+         * even after the job has finished, so that a double click or a webhook redelivered after a
+         * fast worker completed the job gets the original job back ({@link EnqueueOutcome#REPLAYED}).
+         * {@link #keyRetention} on the call, or the client's
+         * {@link FlexiQ.Builder#keyRetention default}, replaces the 24 hours.
          *
          * @throws IllegalArgumentException if empty, over 512 bytes of UTF-8, containing NUL or not
          *     valid UTF-16 (an unpaired surrogate)
@@ -321,8 +344,22 @@ public final class EnqueueOptions {
 
         /**
          * Keeps the key bound until acceptance plus {@code retention}, even after the job has
-         * finished, so that a replay in that window returns the finished job's id. Counted in whole
-         * milliseconds.
+         * finished, so that a replay in that window returns the finished job's id; while the job is
+         * pending or running the key is bound in any case. Counted in whole milliseconds.
+         *
+         * <p>Overrides the default of every kind of key. Unset, the binding lasts:
+         * <ul>
+         *   <li>{@link #idempotencyKey}: 24 hours from acceptance
+         *       ({@link EnqueueOptions#DEFAULT_IDEMPOTENCY_KEY_RETENTION}), or the client's
+         *       {@link FlexiQ.Builder#keyRetention default};</li>
+         *   <li>{@link #uniqueKey} / {@link #jobId}: until the job finishes, or the client's
+         *       default;</li>
+         *   <li>a derived key ({@link #idempotent}): until the job finishes.</li>
+         * </ul>
+         * {@code Duration.ZERO} frees any key when its job finishes. A job without a key keeps no
+         * retention. The retention is part of what a replay is compared with: the same key sent
+         * with another effective retention (an {@code idempotencyKey} then a {@code uniqueKey},
+         * say) is an {@link IdempotencyConflictException} naming {@code keyRetention}.
          *
          * @throws IllegalArgumentException unless between 0 and 36500 days
          */

@@ -31,15 +31,18 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private final long handle;
     private final String schema;
     private final PayloadSerializer serializer;
+    /** The retention of explicit keys when a call sets none, or null (see {@link Builder#keyRetention}). */
+    private final Duration keyRetention;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Workers built from this client and not yet closed; closing the client closes them first. */
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
 
     /** Package-private so that worker logic can be tested on a client that never connected. */
-    FlexiQ(long handle, String schema, PayloadSerializer serializer) {
+    FlexiQ(long handle, String schema, PayloadSerializer serializer, Duration keyRetention) {
         this.handle = handle;
         this.schema = schema;
         this.serializer = serializer;
+        this.keyRetention = keyRetention;
     }
 
     /**
@@ -131,7 +134,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     private <T> EnqueueBatch one(Task<T> task, T payload, EnqueueOptions options) {
         requireOpen();
-        EnqueueBatch batch = new EnqueueBatch(1);
+        EnqueueBatch batch = new EnqueueBatch(1, keyRetention);
         batch.add(requireTask(task), payload, Objects.requireNonNull(options, "options"), serializer);
         return batch;
     }
@@ -140,7 +143,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         requireOpen();
         requireTask(task);
         Objects.requireNonNull(options, "options");
-        EnqueueBatch batch = new EnqueueBatch(payloads.size());
+        EnqueueBatch batch = new EnqueueBatch(payloads.size(), keyRetention);
         for (T payload : payloads) {
             batch.add(task, payload, options, serializer);
         }
@@ -149,7 +152,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     private EnqueueBatch many(List<? extends EnqueueRequest<?>> requests) {
         requireOpen();
-        EnqueueBatch batch = new EnqueueBatch(requests.size());
+        EnqueueBatch batch = new EnqueueBatch(requests.size(), keyRetention);
         for (EnqueueRequest<?> request : requests) {
             add(batch, request);
         }
@@ -388,6 +391,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         private Duration acquireTimeout = Duration.ofSeconds(30);
         private boolean migrate;
         private PayloadSerializer serializer;
+        private Duration keyRetention;
 
         private Builder(String url) {
             this.url = Limits.text("url", url);
@@ -457,6 +461,22 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         }
 
         /**
+         * How long, from acceptance, the binding of an explicit key ({@code uniqueKey} /
+         * {@code jobId} or {@code idempotencyKey}) lasts when the call sets no
+         * {@link EnqueueOptions.Builder#keyRetention keyRetention}, even after its job has
+         * finished. Unset, an {@code idempotencyKey} lasts 24 hours
+         * ({@link EnqueueOptions#DEFAULT_IDEMPOTENCY_KEY_RETENTION}) and a {@code uniqueKey} until
+         * its job finishes. Derived keys are not affected: they free when their job finishes
+         * unless the call sets a retention. Counted in whole milliseconds.
+         *
+         * @throws IllegalArgumentException unless between 0 and 36500 days
+         */
+        public Builder keyRetention(Duration retention) {
+            this.keyRetention = Durations.stored("keyRetention", retention);
+            return this;
+        }
+
+        /**
          * Connects, and migrates if asked.
          *
          * @throws StorageUnavailableException if PostgreSQL cannot be reached within the timeout,
@@ -468,7 +488,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
             long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(),
                     acquireTimeout.toMillis(), migrate);
-            return new FlexiQ(handle, schema, s);
+            return new FlexiQ(handle, schema, s, keyRetention);
         }
     }
 }

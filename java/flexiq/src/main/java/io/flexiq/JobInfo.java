@@ -124,7 +124,11 @@ public final class JobInfo {
         return Optional.ofNullable(keyDigest);
     }
 
-    /** Whether its key still resolves to it: it is active, or a retention window is open. */
+    /**
+     * Whether its key still resolves to it: it is active, or a retention window is open (by
+     * default an {@code idempotencyKey}'s, 24 hours from acceptance; see
+     * {@link EnqueueOptions.Builder#keyRetention}).
+     */
     public boolean keyHeld() {
         return keyHeld;
     }

@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>What differs from {@link FlexiQ}, on purpose:
  * <ul>
- *   <li>Dedup is a no-op: keys are not resolved, every enqueue runs its handler and is
+ *   <li>Dedup is a no-op: keys are not resolved and no binding is kept (an
+ *       {@code idempotencyKey}'s 24 hours included), every enqueue runs its handler and is
  *       {@link EnqueueOutcome#ACCEPTED} with a new id, and no conflict is ever raised.</li>
  *   <li>Scheduled jobs (runAt, delay) run at once; there are no retries: the handler runs once,
  *       as attempt 1, and its exception reaches the caller as a {@link FlexiQException}.</li>

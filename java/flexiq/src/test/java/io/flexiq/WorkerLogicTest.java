@@ -64,7 +64,7 @@ class WorkerLogicTest {
      * used, for a worker built on a store of its own only registers with its client.
      */
     private static FlexiQ unconnectedClient() {
-        return new FlexiQ(0L, "flexiq", CanonicalJsonSerializer.withoutNativeCore());
+        return new FlexiQ(0L, "flexiq", CanonicalJsonSerializer.withoutNativeCore(), null);
     }
 
     @BeforeEach

@@ -88,22 +88,23 @@ public final class Demo {
 
     private static void webhookRedelivery(FlexiQ queue) {
         heading("2. A webhook delivered again after its job completed");
+        // An idempotencyKey stays bound for 24 hours from acceptance, finished job or not.
         Delivery delivery = new Delivery("payments", "evt_1001");
-        EnqueueOptions plain = EnqueueOptions.builder().idempotencyKey("payments:evt_1001").build();
-        EnqueueResult first = queue.enqueueWithResult(HANDLE_WEBHOOK, delivery, plain);
-        show("delivery            ", first);
+        EnqueueOptions byEvent = EnqueueOptions.builder().idempotencyKey("payments:evt_1001").build();
+        EnqueueResult first = queue.enqueueWithResult(HANDLE_WEBHOOK, delivery, byEvent);
+        show("delivery              ", first);
         queue.markCompleted(first.jobId());
         System.out.println("  (job " + first.jobId() + " completed)");
-        show("redelivery, no retention", queue.enqueueWithResult(HANDLE_WEBHOOK, delivery, plain));
+        show("redelivery within 24 h", queue.enqueueWithResult(HANDLE_WEBHOOK, delivery, byEvent));
 
+        // A uniqueKey coalesces only while its job is pending or running.
         Delivery other = new Delivery("payments", "evt_1002");
-        EnqueueOptions retained = EnqueueOptions.builder()
-                .idempotencyKey("payments:evt_1002").keyRetention(Duration.ofHours(24)).build();
-        EnqueueResult kept = queue.enqueueWithResult(HANDLE_WEBHOOK, other, retained);
-        show("delivery, 24 h retention", kept);
-        queue.markCompleted(kept.jobId());
-        System.out.println("  (job " + kept.jobId() + " completed)");
-        show("redelivery within 24 h ", queue.enqueueWithResult(HANDLE_WEBHOOK, other, retained));
+        EnqueueOptions whileActive = EnqueueOptions.builder().uniqueKey("payments:evt_1002").build();
+        EnqueueResult once = queue.enqueueWithResult(HANDLE_WEBHOOK, other, whileActive);
+        show("delivery, unique key  ", once);
+        queue.markCompleted(once.jobId());
+        System.out.println("  (job " + once.jobId() + " completed)");
+        show("redelivery, unique key", queue.enqueueWithResult(HANDLE_WEBHOOK, other, whileActive));
     }
 
     private static void conflict(FlexiQ queue) {

@@ -150,9 +150,12 @@ public final class NativeBridge {
          * @param canonicalize whether {@code payload} is JSON to put in canonical form first
          * @param key the resolved key, or null
          * @param deriveKey whether the key is the auto key of the (canonical) payload
+         * @param keyRetention how long the key stays bound past acceptance as the caller resolved
+         *     it from the kind of key, or null (not {@code options.keyRetention()}: that is only
+         *     what the call asked)
          */
         public void add(String task, byte[] payload, boolean canonicalize, String key, boolean deriveKey,
-                EnqueueOptions options) {
+                Duration keyRetention, EnqueueOptions options) {
             if (added == size) {
                 throw new IllegalStateException("this enqueue has room for " + size + " entries");
             }
@@ -161,7 +164,6 @@ public final class NativeBridge {
             Optional<Instant> runAt = options.runAt();
             Optional<Duration> delay = options.delay();
             Optional<Duration> timeout = options.timeout();
-            Optional<Duration> retention = options.keyRetention();
             w.string(task).bool(canonicalize).bytes(payload).bool(deriveKey).string(key)
                     .string(options.scope()).string(options.queue()).i32(options.priority())
                     .optI64(runAt.isPresent(), runAt.map(NativeBridge::micros).orElse(0L))
@@ -171,7 +173,7 @@ public final class NativeBridge {
                     .f64(retry.multiplier()).f64(retry.jitter())
                     .optI64(timeout.isPresent(), timeout.map(Duration::toMillis).orElse(0L))
                     .strings(options.tags().toArray(new String[0]))
-                    .optI64(retention.isPresent(), retention.map(Duration::toMillis).orElse(0L));
+                    .optI64(keyRetention != null, keyRetention == null ? 0L : keyRetention.toMillis());
         }
 
         /** Sends the entries in one native call; the results are in input order. */
