@@ -58,10 +58,6 @@ class ConnectionEnqueueTest {
         return what + "-" + UUID.randomUUID();
     }
 
-    static long jobsOfKeyPreviewless(String task) throws SQLException {
-        return TestDatabase.scalar("SELECT count(*) FROM " + queue.schema() + ".jobs WHERE task = '" + task + "'");
-    }
-
     static long orders(long id) throws SQLException {
         return TestDatabase.scalar("SELECT count(*) FROM " + queue.schema() + "_orders WHERE id = " + id);
     }
@@ -263,7 +259,7 @@ class ConnectionEnqueueTest {
         try (Connection c = transaction()) {
             IdempotencyConflictException e = assertThrows(IdempotencyConflictException.class,
                     () -> queue.enqueue(c, CHARGE, new EnqueueTest.Order(7, 2), key(k)));
-            assertEquals(Long.parseLong(held), e.existingJobId().orElseThrow());
+            assertEquals(held, e.existingJobId().orElseThrow());
             assertEquals(List.of("payload"), e.fields());
             // A batch whose other entry is new writes nothing either.
             assertThrows(IdempotencyConflictException.class, () -> queue.enqueueManyWithResults(c, List.of(
@@ -341,10 +337,9 @@ class ConnectionEnqueueTest {
 
     @Test
     void anEmptyBatchTouchesNeitherTheConnectionNorTheDatabase() throws Exception {
-        try (Connection c = transaction()) {
-            c.close();
-            assertEquals(List.of(), queue.enqueueMany(c, CHARGE, List.of(), EnqueueOptions.defaults()));
-        }
+        Connection c = transaction();
+        c.close();
+        assertEquals(List.of(), queue.enqueueMany(c, CHARGE, List.of(), EnqueueOptions.defaults()));
     }
 
     static long count(Connection c, String sql) throws SQLException {
