@@ -32,8 +32,8 @@ public final class EnqueueBench {
     public record Order(long customerId, long amountCents) {}
 
     static final Task<Order> TASK = Task.of("charge_customer", Order.class);
-    private static final String SCHEMA = "flexiq_bench";
-    private static final AtomicLong SEQUENCE = new AtomicLong();
+    static final String SCHEMA = "flexiq_bench";
+    static final AtomicLong SEQUENCE = new AtomicLong();
 
     private EnqueueBench() {}
 
@@ -78,12 +78,59 @@ public final class EnqueueBench {
                             keyed ? "keyed" : "unkeyed", threads, api, raw, api / raw);
                 }
             }
+            callerConnection(queue, pg.jdbcUrl(), seconds, rounds);
+        }
+    }
+
+    /**
+     * Keyed enqueues on the caller's connection, committed by the caller, beside a bare insert
+     * (see {@link CallerConnection}). Both tables are emptied before each measurement, which
+     * then starts from the same empty indexes.
+     */
+    static void callerConnection(FlexiQ queue, String jdbcUrl, double seconds, int rounds) throws Exception {
+        CallerConnection.createRawTable(jdbcUrl);
+        System.out.printf(Locale.ROOT, "%n%-22s %7s %15s %15s %7s%n", "on caller's connection", "threads",
+                "Java API jobs/s", "raw SQL jobs/s", "ratio");
+        for (boolean many : new boolean[] {false, true}) {
+            int jobs = many ? 1000 : 1;
+            for (int threads : new int[] {1, 4}) {
+                double api = 0;
+                double raw = 0;
+                for (int r = 0; r < rounds; r++) {
+                    CallerConnection.emptyTables(jdbcUrl);
+                    api = Math.max(api, jobs * run(threads, seconds,
+                            many ? CallerConnection.apiMany(queue, jdbcUrl) : CallerConnection.apiSingle(queue, jdbcUrl)));
+                    CallerConnection.emptyTables(jdbcUrl);
+                    raw = Math.max(raw, jobs * run(threads, seconds,
+                            many ? CallerConnection.rawMany(jdbcUrl) : CallerConnection.rawSingle(jdbcUrl)));
+                }
+                System.out.printf(Locale.ROOT, "%-22s %7d %15.0f %15.0f %7.2f%n",
+                        many ? "keyed, 1000 per commit" : "keyed, 1 per commit", threads, api, raw, api / raw);
+            }
         }
     }
 
     /** One unit of work, run repeatedly by one thread; each thread gets its own (for JDBC state). */
     interface Op {
         void run() throws Exception;
+
+        /** Releases what the thread's op holds (its connection), once the measurement is over. */
+        default void close() throws Exception {}
+    }
+
+    /** An op that closes {@code resource} when the measurement is over. */
+    static Op closing(AutoCloseable resource, Op op) {
+        return new Op() {
+            @Override
+            public void run() throws Exception {
+                op.run();
+            }
+
+            @Override
+            public void close() throws Exception {
+                resource.close();
+            }
+        };
     }
 
     interface OpFactory {
@@ -100,15 +147,19 @@ public final class EnqueueBench {
             for (int t = 0; t < threads; t++) {
                 counts.add(pool.submit(() -> {
                     Op op = factory.create();
-                    while (System.nanoTime() < warmEnd) {
-                        op.run();
+                    try {
+                        while (System.nanoTime() < warmEnd) {
+                            op.run();
+                        }
+                        long n = 0;
+                        while (System.nanoTime() < end) {
+                            op.run();
+                            n++;
+                        }
+                        return n;
+                    } finally {
+                        op.close();
                     }
-                    long n = 0;
-                    while (System.nanoTime() < end) {
-                        op.run();
-                        n++;
-                    }
-                    return n;
                 }));
             }
             long total = 0;
@@ -221,21 +272,21 @@ public final class EnqueueBench {
     static OpFactory rawSingle(String jdbcUrl, Mode mode) {
         return () -> {
             RawSql sql = new RawSql(jdbcUrl);
-            return () -> {
+            return closing(sql, () -> {
                 long n = SEQUENCE.incrementAndGet();
                 switch (mode) {
                     case FRESH_KEYED -> sql.send(List.of(payload(42, n)), List.of("fresh-" + n));
                     case REPLAYED_KEYED -> sql.send(List.of(payload(42, n % 100)), List.of("hot-" + (n % 100)));
                     case UNKEYED -> sql.send(List.of(payload(42, n)), null);
                 }
-            };
+            });
         };
     }
 
     static OpFactory rawBatch(String jdbcUrl, boolean keyed) {
         return () -> {
             RawSql sql = new RawSql(jdbcUrl);
-            return () -> {
+            return closing(sql, () -> {
                 long base = SEQUENCE.getAndAdd(1000);
                 List<byte[]> payloads = new ArrayList<>(1000);
                 List<String> keys = new ArrayList<>(1000);
@@ -244,7 +295,7 @@ public final class EnqueueBench {
                     keys.add("batch-" + (base + i));
                 }
                 sql.send(payloads, keyed ? keys : null);
-            };
+            });
         };
     }
 

@@ -1,0 +1,140 @@
+package io.flexiq.bench;
+
+import io.flexiq.EnqueueOptions;
+import io.flexiq.FlexiQ;
+import io.flexiq.bench.EnqueueBench.OpFactory;
+import io.flexiq.bench.EnqueueBench.Order;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Enqueue on the application's own JDBC connection, committed by the application, beside the
+ * minimal SQL an application would write for the same rows: a bare {@code INSERT … ON CONFLICT
+ * DO NOTHING} into a copy of the jobs table (same columns, constraints and indexes, among them
+ * the unique index on the key; no triggers), on the same kind of connection with the same
+ * commits. Each thread has its own connection; every measured job has a fresh key.
+ */
+final class CallerConnection {
+    private static final String SCHEMA = EnqueueBench.SCHEMA;
+    private static final String RAW_TABLE = SCHEMA + ".raw_jobs";
+    /** The job's columns, as FlexiQ fills them for a job due now with a key and default options. */
+    private static final String COLUMNS = "(queue, task, payload, state, priority, run_at, max_attempts,"
+            + " retry_initial_ms, retry_max_ms, retry_multiplier, retry_jitter, tags, key_scope, key_digest,"
+            + " key_preview, key_held, created_at)";
+    private static final String ON_CONFLICT = " ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING RETURNING id";
+    private static final String RAW_ONE = "INSERT INTO " + RAW_TABLE + " " + COLUMNS
+            + " VALUES ('default', 'charge_customer', ?, 'available', 0, now(), 20, 1000, 3600000, 2.0, 0.1,"
+            + " '[]', 'default', ?, ?, true, now())" + ON_CONFLICT;
+    private static final String RAW_MANY = "INSERT INTO " + RAW_TABLE + " " + COLUMNS
+            + " SELECT 'default', 'charge_customer', e.payload, 'available', 0, now(), 20, 1000, 3600000, 2.0, 0.1,"
+            + " '[]', 'default', e.digest, e.preview, true, now()"
+            + " FROM unnest(?::bytea[], ?::bytea[], ?::text[]) AS e(payload, digest, preview)" + ON_CONFLICT;
+
+    private CallerConnection() {}
+
+    /** Creates the raw side's table: a copy of the jobs table without its triggers. */
+    static void createRawTable(String jdbcUrl) throws SQLException {
+        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS " + RAW_TABLE + " (LIKE " + SCHEMA + ".jobs INCLUDING ALL)");
+        }
+    }
+
+    /** Empties both tables, so that each measurement starts from the same (empty) indexes. */
+    static void emptyTables(String jdbcUrl) throws SQLException {
+        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+            // CASCADE: the tables that reference jobs (checkpoints, redrives) are empty here anyway.
+            s.execute("TRUNCATE " + SCHEMA + ".jobs, " + RAW_TABLE + " CASCADE");
+        }
+    }
+
+    private static Connection transaction(String jdbcUrl) throws SQLException {
+        Connection c = DriverManager.getConnection(jdbcUrl);
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    /** FlexiQ: one keyed job per transaction on the caller's connection. */
+    static OpFactory apiSingle(FlexiQ queue, String jdbcUrl) {
+        return () -> {
+            Connection c = transaction(jdbcUrl);
+            return EnqueueBench.closing(c, () -> {
+                long n = EnqueueBench.SEQUENCE.incrementAndGet();
+                queue.enqueue(c, EnqueueBench.TASK, new Order(42, n), EnqueueOptions.builder().uniqueKey("conn-" + n).build());
+                c.commit();
+            });
+        };
+    }
+
+    /** FlexiQ: 1,000 keyed jobs (keys derived from the payloads) in one transaction on the caller's connection. */
+    static OpFactory apiMany(FlexiQ queue, String jdbcUrl) {
+        EnqueueOptions derived = EnqueueOptions.builder().idempotent(true).build();
+        return () -> {
+            Connection c = transaction(jdbcUrl);
+            return EnqueueBench.closing(c, () -> {
+                long base = EnqueueBench.SEQUENCE.getAndAdd(1000);
+                List<Order> orders = new ArrayList<>(1000);
+                for (int i = 0; i < 1000; i++) {
+                    orders.add(new Order(42, base + i));
+                }
+                queue.enqueueMany(c, EnqueueBench.TASK, orders, derived);
+                c.commit();
+            });
+        };
+    }
+
+    /** Raw SQL: one keyed row per transaction, {@code INSERT … VALUES … ON CONFLICT DO NOTHING}. */
+    static OpFactory rawSingle(String jdbcUrl) {
+        return () -> {
+            Connection c = transaction(jdbcUrl);
+            PreparedStatement insert = c.prepareStatement(RAW_ONE);
+            return EnqueueBench.closing(c, () -> {
+                long n = EnqueueBench.SEQUENCE.incrementAndGet();
+                String key = "conn-" + n;
+                insert.setBytes(1, EnqueueBench.payload(42, n));
+                insert.setBytes(2, EnqueueBench.sha256(key.getBytes(StandardCharsets.UTF_8)));
+                insert.setString(3, key);
+                drain(insert);
+                c.commit();
+            });
+        };
+    }
+
+    /** Raw SQL: 1,000 keyed rows in one transaction, one {@code INSERT … SELECT FROM unnest(…)}. */
+    static OpFactory rawMany(String jdbcUrl) {
+        return () -> {
+            Connection c = transaction(jdbcUrl);
+            PreparedStatement insert = c.prepareStatement(RAW_MANY);
+            return EnqueueBench.closing(c, () -> {
+                long base = EnqueueBench.SEQUENCE.getAndAdd(1000);
+                byte[][] payloads = new byte[1000][];
+                byte[][] digests = new byte[1000][];
+                String[] keys = new String[1000];
+                for (int i = 0; i < 1000; i++) {
+                    payloads[i] = EnqueueBench.payload(42, base + i);
+                    keys[i] = "conn-" + (base + i);
+                    digests[i] = EnqueueBench.sha256(keys[i].getBytes(StandardCharsets.UTF_8));
+                }
+                insert.setArray(1, c.createArrayOf("bytea", payloads));
+                insert.setArray(2, c.createArrayOf("bytea", digests));
+                insert.setArray(3, c.createArrayOf("text", keys));
+                drain(insert);
+                c.commit();
+            });
+        };
+    }
+
+    private static void drain(PreparedStatement insert) throws SQLException {
+        try (ResultSet r = insert.executeQuery()) {
+            while (r.next()) {
+                r.getLong(1);
+            }
+        }
+    }
+}
