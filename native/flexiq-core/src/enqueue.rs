@@ -60,6 +60,44 @@ struct ConflictDetail {
 pub struct PreparedEnqueue<'a> {
     requests: &'a [JobRequest],
     shape: Shape<'a>,
+    plan: Plan,
+}
+
+/// How the rows of an enqueue's statement map back to its entries. A binding that runs the
+/// statement itself keeps it, with the entries, in a [`PendingEnqueue`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan(PlanKind);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum PlanKind {
+    Empty,
+    /// One row per entry.
+    Unkeyed,
+    /// One row per entry sent (see `KeyedBatch`).
+    Keyed {
+        sent: Vec<usize>,
+        resolves_to: Vec<usize>,
+    },
+}
+
+/// An enqueue whose statement a binding runs on a connection of its own: the entries, and how
+/// the rows will map back to them. Resolving needs neither the database nor the work of
+/// preparing again.
+pub struct PendingEnqueue {
+    requests: Vec<JobRequest>,
+    plan: Plan,
+}
+
+impl PendingEnqueue {
+    /// Keeps `requests` with the plan their [`PreparedEnqueue`] made.
+    pub fn new(requests: Vec<JobRequest>, plan: Plan) -> PendingEnqueue {
+        PendingEnqueue { requests, plan }
+    }
+
+    /// Each entry's job, from the statement's rows, as [`PreparedEnqueue::resolve`].
+    pub fn resolve(&self, rows: &[EnqueueRow]) -> Result<Vec<Enqueued>> {
+        resolve(&self.requests, &self.plan, rows)
+    }
 }
 
 enum Shape<'a> {
@@ -146,14 +184,31 @@ impl<'a> PreparedEnqueue<'a> {
                 other => other,
             })?;
         }
-        let shape = if requests.is_empty() {
-            Shape::Empty
+        let (shape, plan) = if requests.is_empty() {
+            (Shape::Empty, PlanKind::Empty)
         } else if requests.iter().all(|r| r.key.is_none()) {
-            Shape::Unkeyed(Columns::of(requests.iter()))
+            (
+                Shape::Unkeyed(Columns::of(requests.iter())),
+                PlanKind::Unkeyed,
+            )
         } else {
-            Shape::Keyed(KeyedBatch::group(requests).map_err(Error::Conflict)?)
+            let mut batch = KeyedBatch::group(requests).map_err(Error::Conflict)?;
+            let plan = PlanKind::Keyed {
+                sent: std::mem::take(&mut batch.sent),
+                resolves_to: std::mem::take(&mut batch.resolves_to),
+            };
+            (Shape::Keyed(batch), plan)
         };
-        Ok(PreparedEnqueue { requests, shape })
+        Ok(PreparedEnqueue {
+            requests,
+            shape,
+            plan: Plan(plan),
+        })
+    }
+
+    /// How the rows will map back to the entries, for a [`PendingEnqueue`].
+    pub fn into_plan(self) -> Plan {
+        self.plan
     }
 
     /// The statement's parameters, in order.
@@ -179,81 +234,80 @@ impl<'a> PreparedEnqueue<'a> {
     /// Each input entry's job, from the statement's rows; a conflict row fails with
     /// [`Error::Conflict`].
     pub fn resolve(&self, rows: &[EnqueueRow]) -> Result<Vec<Enqueued>> {
-        if let [EnqueueRow {
-            job_id,
-            conflict: Some(detail),
-            ..
-        }] = rows
-        {
-            return Err(self.conflict(*job_id, detail));
-        }
-        let expected = match &self.shape {
-            Shape::Empty => 0,
-            Shape::Unkeyed(_) => self.requests.len(),
-            Shape::Keyed(batch) => batch.sent.len(),
-        };
-        if rows.len() != expected || rows.iter().any(|r| r.conflict.is_some()) {
-            return Err(Error::Storage(format!(
-                "enqueue returned {} rows for {expected} entries; is the schema migrated to \
-                 this version of FlexiQ?",
-                rows.len()
-            )));
-        }
-        match &self.shape {
-            Shape::Empty => Ok(Vec::new()),
-            Shape::Unkeyed(_) => {
-                let mut ids: Vec<i64> = rows.iter().map(|r| r.job_id).collect();
-                // Ids are drawn in input order, so ascending ids are input order whatever
-                // order RETURNING used.
-                ids.sort_unstable();
-                Ok(ids
-                    .into_iter()
-                    .map(|job_id| Enqueued {
-                        job_id,
-                        outcome: Outcome::Accepted,
-                    })
-                    .collect())
-            }
-            Shape::Keyed(batch) => Ok(resolved(rows, batch)),
-        }
+        resolve(self.requests, &self.plan, rows)
     }
+}
 
-    fn conflict(&self, job_id: i64, detail: &str) -> Error {
-        let batch = match &self.shape {
-            Shape::Keyed(batch) => batch,
-            _ => {
-                return Error::Storage(format!("a conflict for an enqueue without keys: {detail}"))
-            }
-        };
-        let Some((detail, index)) = serde_json::from_str::<ConflictDetail>(detail)
-            .ok()
-            .and_then(|d| batch.sent.get(d.index).map(|&index| (d, index)))
-        else {
-            return Error::Storage(format!("a conflict that cannot be read: {detail}"));
-        };
-        let request = &self.requests[index];
-        let key = request.key.as_deref().unwrap_or_default();
-        Error::Conflict(Box::new(Conflict {
-            index,
-            job_id: Some(job_id),
-            batch_index: None,
-            key_preview: keys::preview(key),
-            key_digest: keys::hex(&keys::digest(key)),
-            fields: differing_fields(&detail.accepted, &request.fingerprint().to_value()),
-        }))
+fn resolve(requests: &[JobRequest], plan: &Plan, rows: &[EnqueueRow]) -> Result<Vec<Enqueued>> {
+    if let [EnqueueRow {
+        job_id,
+        conflict: Some(detail),
+        ..
+    }] = rows
+    {
+        return Err(conflict(requests, plan, *job_id, detail));
     }
+    let expected = match &plan.0 {
+        PlanKind::Empty => 0,
+        PlanKind::Unkeyed => requests.len(),
+        PlanKind::Keyed { sent, .. } => sent.len(),
+    };
+    if rows.len() != expected || rows.iter().any(|r| r.conflict.is_some()) {
+        return Err(Error::Storage(format!(
+            "enqueue returned {} rows for {expected} entries; is the schema migrated to this \
+             version of FlexiQ?",
+            rows.len()
+        )));
+    }
+    Ok(match &plan.0 {
+        PlanKind::Empty => Vec::new(),
+        PlanKind::Unkeyed => {
+            let mut ids: Vec<i64> = rows.iter().map(|r| r.job_id).collect();
+            // Ids are drawn in input order, so ascending ids are input order whatever order
+            // RETURNING used.
+            ids.sort_unstable();
+            ids.into_iter()
+                .map(|job_id| Enqueued {
+                    job_id,
+                    outcome: Outcome::Accepted,
+                })
+                .collect()
+        }
+        PlanKind::Keyed { sent, resolves_to } => resolved(rows, sent, resolves_to),
+    })
+}
+
+fn conflict(requests: &[JobRequest], plan: &Plan, job_id: i64, detail: &str) -> Error {
+    let PlanKind::Keyed { sent, .. } = &plan.0 else {
+        return Error::Storage(format!("a conflict for an enqueue without keys: {detail}"));
+    };
+    let Some((detail, index)) = serde_json::from_str::<ConflictDetail>(detail)
+        .ok()
+        .and_then(|d| sent.get(d.index).map(|&index| (d, index)))
+    else {
+        return Error::Storage(format!("a conflict that cannot be read: {detail}"));
+    };
+    let request = &requests[index];
+    let key = request.key.as_deref().unwrap_or_default();
+    Error::Conflict(Box::new(Conflict {
+        index,
+        job_id: Some(job_id),
+        batch_index: None,
+        key_preview: keys::preview(key),
+        key_digest: keys::hex(&keys::digest(key)),
+        fields: differing_fields(&detail.accepted, &request.fingerprint().to_value()),
+    }))
 }
 
 /// Each input entry's job: the one its key resolved to, which it created only when it is the
 /// entry that carried the key and the function created the job.
-fn resolved(rows: &[EnqueueRow], batch: &KeyedBatch) -> Vec<Enqueued> {
-    batch
-        .resolves_to
+fn resolved(rows: &[EnqueueRow], sent: &[usize], resolves_to: &[usize]) -> Vec<Enqueued> {
+    resolves_to
         .iter()
         .enumerate()
         .map(|(i, &p)| {
             let row = &rows[p];
-            let outcome = if row.created && batch.sent[p] == i {
+            let outcome = if row.created && sent[p] == i {
                 Outcome::Accepted
             } else {
                 Outcome::Replayed
@@ -293,14 +347,10 @@ mod tests {
         let requests = [keyed("b", "{}"), keyed("a", "{}"), keyed("b", "{}")];
         let prepared = PreparedEnqueue::new(&requests).expect("valid");
         // One row per key, in the order the batch sent them; "a" met a holder.
-        let Shape::Keyed(batch) = &prepared.shape else {
+        let PlanKind::Keyed { sent, .. } = &prepared.plan.0 else {
             panic!("a keyed batch")
         };
-        let rows: Vec<EnqueueRow> = batch
-            .sent
-            .iter()
-            .map(|&i| row(100 + i as i64, i != 1))
-            .collect();
+        let rows: Vec<EnqueueRow> = sent.iter().map(|&i| row(100 + i as i64, i != 1)).collect();
         let out = prepared.resolve(&rows).expect("resolved");
         let got: Vec<(i64, Outcome)> = out.iter().map(|e| (e.job_id, e.outcome)).collect();
         assert_eq!(
@@ -317,10 +367,10 @@ mod tests {
     fn a_conflict_row_names_the_input_entry_and_the_differing_fields() {
         let requests = [keyed("x", "{}"), keyed("a", "[1]")];
         let prepared = PreparedEnqueue::new(&requests).expect("valid");
-        let Shape::Keyed(batch) = &prepared.shape else {
+        let PlanKind::Keyed { sent, .. } = &prepared.plan.0 else {
             panic!("a keyed batch")
         };
-        let sent_index = batch.sent.iter().position(|&i| i == 1).expect("sent");
+        let sent_index = sent.iter().position(|&i| i == 1).expect("sent");
         let mut accepted = requests[1].fingerprint().to_value();
         accepted["priority"] = 7.into();
         let conflict = EnqueueRow {

@@ -21,7 +21,7 @@ pub mod validate;
 mod wakeups;
 
 pub use client::{Client, ClientConfig};
-pub use enqueue::{EnqueueRow, Enqueued, Outcome, PreparedEnqueue};
+pub use enqueue::{EnqueueRow, Enqueued, Outcome, PendingEnqueue, PreparedEnqueue};
 pub use error::{Conflict, Error, Result};
 pub use grants::Grant;
 pub use jobs::{JobInfo, Redrive};

@@ -4,8 +4,8 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use flexiq_core::{
-    Client, ClientConfig, EnqueueRow, Enqueued, JobInfo, JobRequest, Param, PreparedEnqueue,
-    RetryPolicy, Schedule,
+    Client, ClientConfig, EnqueueRow, Enqueued, JobInfo, JobRequest, Param, PendingEnqueue,
+    PreparedEnqueue, RetryPolicy, Schedule,
 };
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
@@ -16,6 +16,10 @@ use crate::runtime::block_on;
 
 pub(crate) static CLIENTS: LazyLock<Handles<Client>> =
     LazyLock::new(|| Handles::new("FlexiQ client"));
+
+/// Enqueues prepared for the application's connection, from prepare until resolved or discarded.
+static PENDING: LazyLock<Handles<PendingEnqueue>> =
+    LazyLock::new(|| Handles::new("prepared enqueue"));
 
 /// `nativeConnect(0, text url, text schema, i32 poolSize, i64 connectTimeoutMillis,
 /// i64 acquireTimeoutMillis, bool migrate)` → i64 handle.
@@ -84,8 +88,9 @@ pub(crate) fn enqueue(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> Br
 /// `nativeEnqueue` takes them), for the caller to run on a connection of its own: text sql (with
 /// `?` placeholders), then a list of parameters, each: text element type (`bytea`, `text`,
 /// `int4`, `int8` or `float8`) and a list of elements, each bytes-or-null (bytea),
-/// text-or-null (text) or a bool present followed, if present, by an i32, i64 or f64. Touches
-/// no database. The list must not be empty.
+/// text-or-null (text) or a bool present followed, if present, by an i32, i64 or f64; then the
+/// i64 handle of the pending enqueue, which `nativeResolveEnqueue` or `nativeDiscardEnqueue`
+/// takes. Touches no database. The list must not be empty.
 pub(crate) fn prepare_enqueue(
     client: &Client,
     r: &mut Reader<'_>,
@@ -109,15 +114,19 @@ pub(crate) fn prepare_enqueue(
             Param::Float8(v) => elements(w, v, |w, e| present(w, e, Writer::f64))?,
         }
     }
+    drop(params);
+    let plan = prepared.into_plan();
+    w.i64(PENDING.insert(PendingEnqueue::new(requests, plan)));
     Ok(())
 }
 
-/// `nativeResolveEnqueue(0, list of entry, list of row)` → as `nativeEnqueue`, from the
-/// rows the statement of `nativePrepareEnqueue` returned for the same entries. A row: i64 jobId,
-/// bool created, text-or-null conflict. A conflict row throws as `nativeEnqueue` would.
-pub(crate) fn resolve_enqueue(r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    let requests = job_requests(r)?;
-    let prepared = PreparedEnqueue::new(&requests)?;
+/// `nativeResolveEnqueue(pending, list of row)` → as `nativeEnqueue`, from the rows the
+/// prepared statement returned. A row: i64 jobId, bool created, text-or-null conflict. A
+/// conflict row throws as `nativeEnqueue` would. The pending enqueue is gone afterwards.
+pub(crate) fn resolve_enqueue(handle: i64, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let pending = PENDING
+        .remove(handle)
+        .ok_or(BridgeError::Closed("prepared enqueue"))?;
     let n = r.count("rows")?;
     let mut rows = Vec::with_capacity(n);
     for _ in 0..n {
@@ -127,7 +136,13 @@ pub(crate) fn resolve_enqueue(r: &mut Reader<'_>, w: &mut Writer) -> BridgeResul
             conflict: r.opt_string("conflict")?,
         });
     }
-    write_enqueued(w, &prepared.resolve(&rows)?)
+    write_enqueued(w, &pending.resolve(&rows)?)
+}
+
+/// `nativeDiscardEnqueue(pending, ∅)` → ∅: forgets a prepared enqueue whose statement failed.
+pub(crate) fn discard_enqueue(handle: i64, _: &mut Reader<'_>, _: &mut Writer) -> BridgeResult<()> {
+    PENDING.remove(handle);
+    Ok(())
 }
 
 fn elements<T>(

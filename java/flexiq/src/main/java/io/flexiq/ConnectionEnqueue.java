@@ -20,6 +20,21 @@ final class ConnectionEnqueue {
 
     static NativeBridge.Enqueued run(Connection connection, long client, NativeBridge.Enqueue call) {
         NativeBridge.EnqueueStatement statement = call.prepare(client);
+        List<NativeBridge.EnqueueRow> rows;
+        try {
+            rows = execute(connection, statement);
+        } catch (SQLException e) {
+            NativeBridge.discard(statement);
+            throw failure(e);
+        } catch (RuntimeException | Error e) {
+            NativeBridge.discard(statement);
+            throw e;
+        }
+        return NativeBridge.resolve(statement, rows);
+    }
+
+    private static List<NativeBridge.EnqueueRow> execute(Connection connection, NativeBridge.EnqueueStatement statement)
+            throws SQLException {
         List<NativeBridge.EnqueueRow> rows = new ArrayList<>();
         List<Array> arrays = new ArrayList<>(statement.params().size());
         try (PreparedStatement ps = connection.prepareStatement(statement.sql())) {
@@ -34,8 +49,6 @@ final class ConnectionEnqueue {
                     rows.add(new NativeBridge.EnqueueRow(rs.getLong(1), rs.getBoolean(2), rs.getString(3)));
                 }
             }
-        } catch (SQLException e) {
-            throw failure(e);
         } finally {
             for (Array array : arrays) {
                 try {
@@ -45,7 +58,7 @@ final class ConnectionEnqueue {
                 }
             }
         }
-        return call.resolve(rows);
+        return rows;
     }
 
     /** The exception for a failed statement on the caller's connection, saying what to do. */

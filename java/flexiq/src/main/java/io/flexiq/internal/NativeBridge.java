@@ -213,21 +213,9 @@ public final class NativeBridge {
                 }
                 params.add(new Parameter(type, elements));
             }
-            return new EnqueueStatement(sql, params);
+            return new EnqueueStatement(sql, params, r.i64());
         }
 
-        /**
-         * The jobs the entries resolved to, from the rows their {@linkplain #prepare statement}
-         * returned; a conflict row throws {@code IdempotencyConflictException} as {@link #send}
-         * would. Call once, after {@link #prepare}.
-         */
-        public Enqueued resolve(List<EnqueueRow> rows) {
-            w.i32(rows.size());
-            for (EnqueueRow row : rows) {
-                w.i64(row.jobId()).bool(row.created()).string(row.conflict());
-            }
-            return enqueued(nativeResolveEnqueue(0, w.toBytes()));
-        }
 
         private byte[] complete() {
             if (added != size) {
@@ -253,8 +241,30 @@ public final class NativeBridge {
     /** The jobs an enqueue resolved to, and how, in input order. */
     public record Enqueued(long[] jobIds, EnqueueOutcome[] outcomes) {}
 
-    /** An enqueue statement: its text, with {@code ?} placeholders, and its parameters in order. */
-    public record EnqueueStatement(String sql, List<Parameter> params) {}
+    /**
+     * An enqueue statement: its text, with {@code ?} placeholders, its parameters in order, and
+     * the native handle of the pending enqueue, which either {@link #resolve} or
+     * {@link #discard} must be given.
+     */
+    public record EnqueueStatement(String sql, List<Parameter> params, long pending) {}
+
+    /**
+     * The jobs a prepared enqueue resolved to, from the rows its statement returned; a conflict
+     * row throws {@code IdempotencyConflictException} as {@link Enqueue#send} would. Ends the
+     * pending enqueue.
+     */
+    public static Enqueued resolve(EnqueueStatement statement, List<EnqueueRow> rows) {
+        Wire.Writer w = new Wire.Writer(8 + rows.size() * 16).i32(rows.size());
+        for (EnqueueRow row : rows) {
+            w.i64(row.jobId()).bool(row.created()).string(row.conflict());
+        }
+        return Enqueue.enqueued(nativeResolveEnqueue(statement.pending(), w.toBytes()));
+    }
+
+    /** Ends a prepared enqueue whose statement failed. */
+    public static void discard(EnqueueStatement statement) {
+        nativeDiscardEnqueue(statement.pending(), null);
+    }
 
     /**
      * One parameter: an array of a PostgreSQL element type ({@code bytea}, {@code text},
@@ -518,7 +528,9 @@ public final class NativeBridge {
 
     private static native byte[] nativePrepareEnqueue(long client, byte[] request);
 
-    private static native byte[] nativeResolveEnqueue(long none, byte[] request);
+    private static native byte[] nativeResolveEnqueue(long pending, byte[] request);
+
+    private static native byte[] nativeDiscardEnqueue(long pending, byte[] request);
 
     private static native byte[] nativeGetJob(long client, byte[] request);
 
