@@ -147,30 +147,16 @@ public final class Demo {
     private static String inTransaction(FlexiQ queue, String url) {
         heading("5. An order and its charge in the application's own transaction (JDBC)");
         String orders = queue.schema() + ".orders";
-        Order order = new Order(45, 1200);
-        EnqueueOptions byOrder = EnqueueOptions.builder().idempotencyKey("charge:order-45").build();
         try (Connection c = jdbc(url)) {
             try (Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE " + orders + " (customer_id bigint, amount_cents bigint)");
             }
             c.setAutoCommit(false);
-            String insert = "INSERT INTO " + orders + " VALUES (45, 1200)";
-            String id;
-            try (Statement s = c.createStatement()) {
-                s.execute(insert);
-                EnqueueResult charge = queue.enqueueWithResult(c, CHARGE_CUSTOMER, order, byOrder);
-                id = charge.jobId();
-                show("order saved, charge enqueued", charge);
-            }
+            String id = placeOrder(queue, c, orders, "order saved, charge enqueued");
             c.rollback();
             System.out.println("  ...the request fails, ROLLBACK: orders " + count(c, orders) + ", charge job " + id
                     + (queue.getJob(id).isPresent() ? " still there" : " gone with it"));
-            try (Statement s = c.createStatement()) {
-                s.execute(insert);
-                EnqueueResult charge = queue.enqueueWithResult(c, CHARGE_CUSTOMER, order, byOrder);
-                id = charge.jobId();
-                show("retried request (key free) ", charge);
-            }
+            id = placeOrder(queue, c, orders, "retried request (key free) ");
             c.commit();
             System.out.println("  COMMIT: orders " + count(c, orders) + ", charge job " + id + " "
                     + queue.getJob(id).orElseThrow().state() + " (workers were woken by the commit)");
@@ -178,6 +164,17 @@ public final class Demo {
         } catch (SQLException e) {
             throw new IllegalStateException("the JDBC story failed: " + e.getMessage(), e);
         }
+    }
+
+    /** Saves customer 45's order and enqueues its charge, in the connection's transaction. */
+    private static String placeOrder(FlexiQ queue, Connection c, String orders, String label) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("INSERT INTO " + orders + " VALUES (45, 1200)");
+        }
+        EnqueueResult charge = queue.enqueueWithResult(c, CHARGE_CUSTOMER, new Order(45, 1200),
+                EnqueueOptions.builder().idempotencyKey("charge:order-45").build());
+        show(label, charge);
+        return charge.jobId();
     }
 
     /** A JDBC connection to the database of a {@code postgres://user:password@host:port/db} URL. */
