@@ -1,6 +1,6 @@
 //! Enqueue, single and bulk. Every call is one statement and one round trip: a plain bulk
 //! insert when no entry carries a key, the `enqueue_keyed` function otherwise. The statement is
-//! prepared without the database ([`Client::prepare_enqueue`]), so that a binding can also run
+//! prepared without the database ([`PreparedEnqueue::new`]), so that a binding can also run
 //! it on a connection of its own, inside the application's transaction, and hand the rows back
 //! to be resolved here exactly as the core's own run resolves them.
 
@@ -79,7 +79,7 @@ impl Client {
     /// Enqueues a batch; the result has one entry per request, in input order. A conflict in any
     /// entry fails the whole batch, and nothing is written.
     pub async fn enqueue_many(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
-        let prepared = self.prepare_enqueue(requests)?;
+        let prepared = PreparedEnqueue::new(requests)?;
         let Some(sql) = self.statement(&prepared, false) else {
             return Ok(Vec::new());
         };
@@ -119,10 +119,25 @@ impl Client {
         }
     }
 
+    /// The text of a prepared enqueue's statement, with `$n` placeholders or, when
+    /// `positional`, with JDBC's `?`; `None` when there is nothing to send.
+    pub fn statement(&self, prepared: &PreparedEnqueue<'_>, positional: bool) -> Option<&str> {
+        let sql = &self.sql;
+        match (&prepared.shape, positional) {
+            (Shape::Empty, _) => None,
+            (Shape::Unkeyed(_), false) => Some(&sql.insert_unkeyed),
+            (Shape::Unkeyed(_), true) => Some(&sql.insert_unkeyed_positional),
+            (Shape::Keyed(_), false) => Some(&sql.enqueue_keyed),
+            (Shape::Keyed(_), true) => Some(&sql.enqueue_keyed_positional),
+        }
+    }
+}
+
+impl<'a> PreparedEnqueue<'a> {
     /// Checks and groups an enqueue without touching the database. Fails as
     /// [`Client::enqueue_many`] would before sending anything: an invalid request, or a key
     /// used twice in the batch for different requests.
-    pub fn prepare_enqueue<'a>(&self, requests: &'a [JobRequest]) -> Result<PreparedEnqueue<'a>> {
+    pub fn new(requests: &'a [JobRequest]) -> Result<PreparedEnqueue<'a>> {
         for (i, r) in requests.iter().enumerate() {
             r.validate().map_err(|e| match e {
                 Error::InvalidArgument(m) if requests.len() > 1 => {
@@ -141,21 +156,6 @@ impl Client {
         Ok(PreparedEnqueue { requests, shape })
     }
 
-    /// The text of a prepared enqueue's statement, with `$n` placeholders or, when
-    /// `positional`, with JDBC's `?`; `None` when there is nothing to send.
-    pub fn statement(&self, prepared: &PreparedEnqueue<'_>, positional: bool) -> Option<&str> {
-        let sql = &self.sql;
-        match (&prepared.shape, positional) {
-            (Shape::Empty, _) => None,
-            (Shape::Unkeyed(_), false) => Some(&sql.insert_unkeyed),
-            (Shape::Unkeyed(_), true) => Some(&sql.insert_unkeyed_positional),
-            (Shape::Keyed(_), false) => Some(&sql.enqueue_keyed),
-            (Shape::Keyed(_), true) => Some(&sql.enqueue_keyed_positional),
-        }
-    }
-}
-
-impl PreparedEnqueue<'_> {
     /// The statement's parameters, in order.
     pub fn params(&self) -> Vec<Param<'_>> {
         match &self.shape {
@@ -270,4 +270,93 @@ pub(crate) fn sqlstate(e: &sqlx::Error) -> Option<String> {
     e.as_database_error()
         .and_then(|d| d.code())
         .map(|c| c.into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keyed(key: &str, payload: &str) -> JobRequest {
+        JobRequest::new("t", payload.as_bytes().to_vec()).with_key(key)
+    }
+
+    fn row(job_id: i64, created: bool) -> EnqueueRow {
+        EnqueueRow {
+            job_id,
+            created,
+            conflict: None,
+        }
+    }
+
+    #[test]
+    fn rows_come_back_in_key_order_and_resolve_to_input_order() {
+        let requests = [keyed("b", "{}"), keyed("a", "{}"), keyed("b", "{}")];
+        let prepared = PreparedEnqueue::new(&requests).expect("valid");
+        // One row per key, in the order the batch sent them; "a" met a holder.
+        let Shape::Keyed(batch) = &prepared.shape else {
+            panic!("a keyed batch")
+        };
+        let rows: Vec<EnqueueRow> = batch
+            .sent
+            .iter()
+            .map(|&i| row(100 + i as i64, i != 1))
+            .collect();
+        let out = prepared.resolve(&rows).expect("resolved");
+        let got: Vec<(i64, Outcome)> = out.iter().map(|e| (e.job_id, e.outcome)).collect();
+        assert_eq!(
+            got,
+            [
+                (100, Outcome::Accepted),
+                (101, Outcome::Replayed),
+                (100, Outcome::Replayed)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_conflict_row_names_the_input_entry_and_the_differing_fields() {
+        let requests = [keyed("x", "{}"), keyed("a", "[1]")];
+        let prepared = PreparedEnqueue::new(&requests).expect("valid");
+        let Shape::Keyed(batch) = &prepared.shape else {
+            panic!("a keyed batch")
+        };
+        let sent_index = batch.sent.iter().position(|&i| i == 1).expect("sent");
+        let mut accepted = requests[1].fingerprint().to_value();
+        accepted["priority"] = 7.into();
+        let conflict = EnqueueRow {
+            job_id: 42,
+            created: false,
+            conflict: Some(
+                serde_json::json!({ "index": sent_index, "accepted": accepted }).to_string(),
+            ),
+        };
+        match prepared.resolve(&[conflict]) {
+            Err(Error::Conflict(c)) => {
+                assert_eq!(
+                    (c.index, c.job_id, c.fields.clone()),
+                    (1, Some(42), vec!["priority".to_string()])
+                );
+                assert_eq!(c.key_digest, keys::hex(&keys::digest("a")));
+            }
+            other => panic!("expected a conflict, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn unkeyed_ids_are_put_in_input_order_and_a_short_answer_is_refused() {
+        let requests = [
+            JobRequest::new("t", b"1".to_vec()),
+            JobRequest::new("t", b"2".to_vec()),
+        ];
+        let prepared = PreparedEnqueue::new(&requests).expect("valid");
+        let out = prepared
+            .resolve(&[row(8, true), row(7, true)])
+            .expect("resolved");
+        assert_eq!(out.iter().map(|e| e.job_id).collect::<Vec<_>>(), [7, 8]);
+        let short = prepared.resolve(&[row(7, true)]);
+        assert!(
+            matches!(&short, Err(Error::Storage(m)) if m.contains("is the schema migrated")),
+            "{short:?}"
+        );
+    }
 }

@@ -4,7 +4,8 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use flexiq_core::{
-    Client, ClientConfig, EnqueueRow, Enqueued, JobInfo, JobRequest, Param, RetryPolicy, Schedule,
+    Client, ClientConfig, EnqueueRow, Enqueued, JobInfo, JobRequest, Param, PreparedEnqueue,
+    RetryPolicy, Schedule,
 };
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
@@ -91,7 +92,7 @@ pub(crate) fn prepare_enqueue(
     w: &mut Writer,
 ) -> BridgeResult<()> {
     let requests = job_requests(r)?;
-    let prepared = client.prepare_enqueue(&requests)?;
+    let prepared = PreparedEnqueue::new(&requests)?;
     let sql = client
         .statement(&prepared, true)
         .ok_or_else(|| BridgeError::BadArgument("nothing to enqueue".into()))?;
@@ -111,16 +112,12 @@ pub(crate) fn prepare_enqueue(
     Ok(())
 }
 
-/// `nativeResolveEnqueue(client, list of entry, list of row)` → as `nativeEnqueue`, from the
+/// `nativeResolveEnqueue(0, list of entry, list of row)` → as `nativeEnqueue`, from the
 /// rows the statement of `nativePrepareEnqueue` returned for the same entries. A row: i64 jobId,
 /// bool created, text-or-null conflict. A conflict row throws as `nativeEnqueue` would.
-pub(crate) fn resolve_enqueue(
-    client: &Client,
-    r: &mut Reader<'_>,
-    w: &mut Writer,
-) -> BridgeResult<()> {
+pub(crate) fn resolve_enqueue(r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let requests = job_requests(r)?;
-    let prepared = client.prepare_enqueue(&requests)?;
+    let prepared = PreparedEnqueue::new(&requests)?;
     let n = r.count("rows")?;
     let mut rows = Vec::with_capacity(n);
     for _ in 0..n {

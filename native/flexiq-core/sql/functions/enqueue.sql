@@ -5,10 +5,10 @@
 -- The caller hashes the key itself: key_digest is the SHA-256 of the key's UTF-8 bytes and
 -- key_preview a short, never complete, prefix for operators (FlexiQ's bindings show at most a
 -- third of the key, at most 8 characters, then '…'). Without a digest the job has no key.
--- options is a JSON object, every field optional: queue ("default"), priority (0), runAt (a
--- timestamp with time zone, e.g. "2026-12-01T09:00:00Z") or delayMs, maxAttempts (20),
--- retryPolicy {initialMs (1000), maxMs (3600000), multiplier (2.0), jitter (0.1)}, timeoutMs,
--- tags (an array of names) and keyRetentionMs: how long the key stays bound after acceptance
+-- options is a JSON object, every field optional (null counts as absent): queue ("default"),
+-- priority (0), runAt (ISO 8601 with its offset, e.g. "2026-12-01T09:00:00Z") or delayMs,
+-- maxAttempts (20), retryPolicy {initialMs (1000), maxMs (3600000), multiplier (2.0), jitter
+-- (0.1)}, timeoutMs, tags (an array of names) and keyRetentionMs: how long the key stays bound after acceptance
 -- even once the job has finished (absent: until the job finishes; the Java binding gives
 -- idempotency keys 86400000, 24 hours, by default).
 --
@@ -24,26 +24,101 @@ LANGUAGE plpgsql AS $$
 #variable_conflict use_variable
 DECLARE
     v_unknown text;
-    v_retry jsonb := coalesce(options -> 'retryPolicy', '{}');
-    v_queue text := coalesce(options ->> 'queue', 'default');
-    v_run_at bigint := (extract(epoch FROM (options ->> 'runAt')::timestamptz) * 1000000)::bigint;
-    v_delay_ms bigint := (options ->> 'delayMs')::bigint;
-    v_max_attempts integer := coalesce((options ->> 'maxAttempts')::integer, 20);
-    v_initial_ms bigint := coalesce((v_retry ->> 'initialMs')::bigint, 1000);
-    v_max_ms bigint := coalesce((v_retry ->> 'maxMs')::bigint, 3600000);
-    v_multiplier double precision := coalesce((v_retry ->> 'multiplier')::double precision, 2.0);
-    v_jitter double precision := coalesce((v_retry ->> 'jitter')::double precision, 0.1);
-    v_timeout_ms bigint := (options ->> 'timeoutMs')::bigint;
-    v_retention_ms bigint := (options ->> 'keyRetentionMs')::bigint;
-    v_tags text[] := ARRAY(SELECT jsonb_array_elements_text(coalesce(options -> 'tags', '[]')));
+    v_mistyped text;
+    v_retry jsonb;
+    v_queue text;
+    v_run_at timestamptz;
+    v_run_at_micros bigint;
+    v_delay_ms bigint;
+    v_max_attempts integer;
+    v_initial_ms bigint;
+    v_max_ms bigint;
+    v_multiplier double precision;
+    v_jitter double precision;
+    v_timeout_ms bigint;
+    v_retention_ms bigint;
+    v_tags text[];
     -- 36500 days, the longest duration a job keeps.
     c_max_ms constant bigint := 3153600000000;
 BEGIN
+    options := coalesce(options, '{}');
+    PERFORM {schema}.require(jsonb_typeof(options) = 'object', 'options must be a JSON object');
     SELECT string_agg(k, ', ') INTO v_unknown
-      FROM jsonb_object_keys(options) k
-     WHERE k NOT IN ('queue', 'priority', 'runAt', 'delayMs', 'maxAttempts', 'retryPolicy',
-                     'timeoutMs', 'tags', 'keyRetentionMs');
+      FROM (SELECT k FROM jsonb_object_keys(options) k
+             WHERE k NOT IN ('queue', 'priority', 'runAt', 'delayMs', 'maxAttempts',
+                             'retryPolicy', 'timeoutMs', 'tags', 'keyRetentionMs')
+            UNION ALL
+            SELECT 'retryPolicy.' || k
+              FROM jsonb_object_keys(CASE jsonb_typeof(options -> 'retryPolicy')
+                                     WHEN 'object' THEN options -> 'retryPolicy' END) k
+             WHERE k NOT IN ('initialMs', 'maxMs', 'multiplier', 'jitter')) u;
     PERFORM {schema}.require(v_unknown IS NULL, format('unknown option(s) %s', v_unknown));
+
+    -- Types are checked before any cast, so that a value of the wrong type is refused by name
+    -- rather than failing a cast. JSON null counts as absent.
+    SELECT string_agg(format('%s (%s)', o.name, o.expected), ', ') INTO v_mistyped
+      FROM (VALUES
+              ('queue', options -> 'queue', 'text', 'a string'),
+              ('priority', options -> 'priority', 'int', 'a whole number of 32 bits'),
+              ('runAt', options -> 'runAt', 'timestamp',
+               'an ISO 8601 timestamp with its offset, e.g. "2026-12-01T09:00:00Z"'),
+              ('delayMs', options -> 'delayMs', 'bigint', 'a whole number'),
+              ('maxAttempts', options -> 'maxAttempts', 'int', 'a whole number of 32 bits'),
+              ('retryPolicy', options -> 'retryPolicy', 'object', 'an object'),
+              ('retryPolicy.initialMs', options #> '{retryPolicy,initialMs}', 'bigint',
+               'a whole number'),
+              ('retryPolicy.maxMs', options #> '{retryPolicy,maxMs}', 'bigint', 'a whole number'),
+              ('retryPolicy.multiplier', options #> '{retryPolicy,multiplier}', 'number',
+               'a number'),
+              ('retryPolicy.jitter', options #> '{retryPolicy,jitter}', 'number', 'a number'),
+              ('timeoutMs', options -> 'timeoutMs', 'bigint', 'a whole number'),
+              ('tags', options -> 'tags', 'texts', 'an array of strings'),
+              ('keyRetentionMs', options -> 'keyRetentionMs', 'bigint', 'a whole number'))
+           AS o(name, value, kind, expected)
+     WHERE jsonb_typeof(o.value) <> 'null'
+       AND NOT CASE o.kind
+           WHEN 'text' THEN jsonb_typeof(o.value) = 'string'
+           -- The offset is required: without one the session's time zone would silently apply.
+           WHEN 'timestamp' THEN jsonb_typeof(o.value) = 'string' AND o.value #>> '{}' ~
+               '^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d(:?\d\d)?)$'
+           WHEN 'object' THEN jsonb_typeof(o.value) = 'object'
+           WHEN 'number' THEN jsonb_typeof(o.value) = 'number'
+           WHEN 'int' THEN jsonb_typeof(o.value) = 'number'
+               AND o.value::numeric = trunc(o.value::numeric)
+               AND o.value::numeric BETWEEN -2147483648 AND 2147483647
+           WHEN 'bigint' THEN jsonb_typeof(o.value) = 'number'
+               AND o.value::numeric = trunc(o.value::numeric)
+               AND o.value::numeric BETWEEN -9223372036854775808 AND 9223372036854775807
+           WHEN 'texts' THEN jsonb_typeof(o.value) = 'array' AND NOT EXISTS (
+               SELECT FROM jsonb_array_elements(o.value) t WHERE jsonb_typeof(t) <> 'string')
+           END;
+    PERFORM {schema}.require(v_mistyped IS NULL,
+        format('option(s) of the wrong type: %s', v_mistyped));
+    IF options ->> 'runAt' IS NOT NULL THEN
+        BEGIN
+            v_run_at := (options ->> 'runAt')::timestamptz;
+        EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format THEN
+            PERFORM {schema}.require(false,
+                format('runAt %s is not a valid timestamp', options -> 'runAt'));
+        END;
+        PERFORM {schema}.require(
+            v_run_at BETWEEN '0001-01-01T00:00:00Z' AND '9999-12-31T23:59:59.999999Z',
+            'runAt must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z');
+        v_run_at_micros := (extract(epoch FROM v_run_at) * 1000000)::bigint;
+    END IF;
+
+    -- Whole numbers go through numeric: 20.0 and 2e1 are 20 too.
+    v_retry := coalesce(options -> 'retryPolicy', '{}');
+    v_queue := coalesce(options ->> 'queue', 'default');
+    v_delay_ms := (options ->> 'delayMs')::numeric::bigint;
+    v_max_attempts := coalesce((options ->> 'maxAttempts')::numeric::integer, 20);
+    v_initial_ms := coalesce((v_retry ->> 'initialMs')::numeric::bigint, 1000);
+    v_max_ms := coalesce((v_retry ->> 'maxMs')::numeric::bigint, 3600000);
+    v_multiplier := coalesce((v_retry ->> 'multiplier')::double precision, 2.0);
+    v_jitter := coalesce((v_retry ->> 'jitter')::double precision, 0.1);
+    v_timeout_ms := (options ->> 'timeoutMs')::numeric::bigint;
+    v_retention_ms := (options ->> 'keyRetentionMs')::numeric::bigint;
+    v_tags := ARRAY(SELECT jsonb_array_elements_text(coalesce(options -> 'tags', '[]')));
     PERFORM {schema}.require(octet_length(task) BETWEEN 1 AND 255, 'task must be 1 to 255 bytes');
     PERFORM {schema}.require(payload IS NOT NULL, 'payload must not be null');
     PERFORM {schema}.require((key_digest IS NULL) = (key_preview IS NULL),
@@ -74,7 +149,8 @@ BEGIN
            e.conflict -> 'accepted'
       FROM {schema}.enqueue_keyed(
                ARRAY[payload], ARRAY[v_queue], ARRAY[task],
-               ARRAY[coalesce((options ->> 'priority')::integer, 0)], ARRAY[v_run_at],
+               ARRAY[coalesce((options ->> 'priority')::numeric::integer, 0)],
+               ARRAY[v_run_at_micros],
                ARRAY[v_delay_ms], ARRAY[v_max_attempts], ARRAY[v_initial_ms], ARRAY[v_max_ms],
                ARRAY[v_multiplier], ARRAY[v_jitter], ARRAY[v_timeout_ms],
                -- Stored as every binding stores tags: sorted by their bytes, each once.

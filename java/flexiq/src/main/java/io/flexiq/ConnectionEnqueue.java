@@ -45,7 +45,7 @@ final class ConnectionEnqueue {
                 }
             }
         }
-        return call.resolve(client, rows);
+        return call.resolve(rows);
     }
 
     /** The exception for a failed statement on the caller's connection, saying what to do. */

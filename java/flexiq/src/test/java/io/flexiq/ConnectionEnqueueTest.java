@@ -336,6 +336,32 @@ class ConnectionEnqueueTest {
     }
 
     @Test
+    void worksOnAConnectionFromAPool() throws Exception {
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(TestDatabase.jdbcUrl());
+        config.setMaximumPoolSize(2);
+        config.setAutoCommit(false);
+        String k = unique("pooled");
+        try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
+            String id;
+            try (Connection c = pool.getConnection()) {
+                id = queue.enqueue(c, CHARGE, new EnqueueTest.Order(11, 1), key(k));
+                c.rollback();
+            }
+            assertTrue(queue.getJob(id).isEmpty());
+            try (Connection c = pool.getConnection()) {
+                id = queue.enqueue(c, CHARGE, new EnqueueTest.Order(11, 1), key(k));
+                c.commit();
+            }
+            try (Connection c = pool.getConnection()) {
+                assertEquals(new EnqueueResult(id, EnqueueOutcome.REPLAYED, null),
+                        queue.enqueueWithResult(c, CHARGE, new EnqueueTest.Order(11, 1), key(k)));
+                c.commit();
+            }
+        }
+    }
+
+    @Test
     void anEmptyBatchTouchesNeitherTheConnectionNorTheDatabase() throws Exception {
         Connection c = transaction();
         c.close();

@@ -74,6 +74,16 @@ class PrivilegesTest {
                 List<String> keyedBulk = producer.enqueueMany(EnqueueTest.CHARGE, orders, derived);
                 assertEquals(keyedBulk, producer.enqueueMany(EnqueueTest.CHARGE, orders, derived), "replayed");
                 assertTrue(producer.getJob(unkeyed).isPresent());
+                // On the role's own connection, in its transaction, a conflicting batch included.
+                try (Connection c = TestDatabase.jdbc(role)) {
+                    c.setAutoCommit(false);
+                    assertEquals(first.jobId(), producer.enqueue(c, EnqueueTest.CHARGE, new Order(2, 2), keyed));
+                    producer.enqueueMany(c, EnqueueTest.CHARGE, List.of(new Order(5, 5)), EnqueueOptions.defaults());
+                    assertThrows(IdempotencyConflictException.class, () -> producer.enqueueManyWithResults(c, List.of(
+                            EnqueueRequest.of(EnqueueTest.CHARGE, new Order(6, 6), derived),
+                            EnqueueRequest.of(EnqueueTest.CHARGE, new Order(9, 9), keyed))));
+                    c.commit();
+                }
 
                 refused("claim", () -> new NativeWorkerStore(producer.handle()).claim(new String[] {"default"},
                         new String[] {EnqueueTest.CHARGE.name()}, 1, 30_000, 1, new ClaimBuffer(1)));
@@ -84,7 +94,7 @@ class PrivilegesTest {
                 refusedSql(role, "UPDATE " + schema + ".jobs SET state = 'cancelled'");
                 refusedSql(role, "TRUNCATE " + schema + ".jobs");
             }
-            assertEquals(6, TestDatabase.scalar("SELECT count(*) FROM " + schema + ".jobs WHERE state = 'available'"
+            assertEquals(7, TestDatabase.scalar("SELECT count(*) FROM " + schema + ".jobs WHERE state = 'available'"
                     + " AND attempt = 0"));
             IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
                     () -> owner.grantProducer(schema + "-nobody"));

@@ -11,16 +11,24 @@ import io.flexiq.JobState;
 import io.flexiq.Task;
 import io.flexiq.Worker;
 import io.flexiq.test.PostgresServer;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * FlexiQ in five stories: a double-click, a webhook redelivery, a key reused for a different
- * request, a bulk enqueue with duplicates, and a worker running the charges (one fails once and
- * is retried).
+ * FlexiQ in six stories: a double-click, a webhook redelivery, a key reused for a different
+ * request, a bulk enqueue with duplicates, an order and its charge in one transaction, and a
+ * worker running the charges (one fails once and is retried).
  *
  * <p>Uses the database in {@code FLEXIQ_DATABASE_URL}; without one it starts a private
  * PostgreSQL from the machine's binaries and removes it at exit.
@@ -69,7 +77,8 @@ public final class Demo {
             doubleClick(queue);
             webhookRedelivery(queue);
             conflict(queue);
-            List<String> charges = bulk(queue);
+            List<String> charges = new ArrayList<>(bulk(queue));
+            charges.add(inTransaction(queue, url));
             work(queue, charges);
             queue.dropSchema();
             System.out.println("\nschema " + schema + " dropped");
@@ -135,8 +144,67 @@ public final class Demo {
         return results.stream().map(EnqueueResult::jobId).distinct().toList();
     }
 
+    private static String inTransaction(FlexiQ queue, String url) {
+        heading("5. An order and its charge in the application's own transaction (JDBC)");
+        String orders = queue.schema() + ".orders";
+        Order order = new Order(45, 1200);
+        EnqueueOptions byOrder = EnqueueOptions.builder().idempotencyKey("charge:order-45").build();
+        try (Connection c = jdbc(url)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE " + orders + " (customer_id bigint, amount_cents bigint)");
+            }
+            c.setAutoCommit(false);
+            String insert = "INSERT INTO " + orders + " VALUES (45, 1200)";
+            String id;
+            try (Statement s = c.createStatement()) {
+                s.execute(insert);
+                EnqueueResult charge = queue.enqueueWithResult(c, CHARGE_CUSTOMER, order, byOrder);
+                id = charge.jobId();
+                show("order saved, charge enqueued", charge);
+            }
+            c.rollback();
+            System.out.println("  ...the request fails, ROLLBACK: orders " + count(c, orders) + ", charge job " + id
+                    + (queue.getJob(id).isPresent() ? " still there" : " gone with it"));
+            try (Statement s = c.createStatement()) {
+                s.execute(insert);
+                EnqueueResult charge = queue.enqueueWithResult(c, CHARGE_CUSTOMER, order, byOrder);
+                id = charge.jobId();
+                show("retried request (key free) ", charge);
+            }
+            c.commit();
+            System.out.println("  COMMIT: orders " + count(c, orders) + ", charge job " + id + " "
+                    + queue.getJob(id).orElseThrow().state() + " (workers were woken by the commit)");
+            return id;
+        } catch (SQLException e) {
+            throw new IllegalStateException("the JDBC story failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** A JDBC connection to the database of a {@code postgres://user:password@host:port/db} URL. */
+    private static Connection jdbc(String url) throws SQLException {
+        java.net.URI uri = java.net.URI.create(url);
+        Properties props = new Properties();
+        String[] user = uri.getRawUserInfo() == null ? new String[0] : uri.getRawUserInfo().split(":", 2);
+        if (user.length > 0) {
+            props.setProperty("user", URLDecoder.decode(user[0], StandardCharsets.UTF_8));
+        }
+        if (user.length > 1) {
+            props.setProperty("password", URLDecoder.decode(user[1], StandardCharsets.UTF_8));
+        }
+        String query = uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery();
+        return DriverManager.getConnection("jdbc:postgresql://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort())
+                + uri.getRawPath() + query, props);
+    }
+
+    private static long count(Connection c, String table) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT count(*) FROM " + table)) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+
     private static void work(FlexiQ queue, List<String> charges) {
-        heading("5. A worker runs the charges (customer 44's card is declined once, then retried)");
+        heading("6. A worker runs the charges (customer 44's card is declined once, then retried)");
         Set<Long> declinedOnce = ConcurrentHashMap.newKeySet();
         Worker worker = queue.worker()
                 .handle(CHARGE_CUSTOMER, (order, job) -> {

@@ -221,12 +221,12 @@ public final class NativeBridge {
          * returned; a conflict row throws {@code IdempotencyConflictException} as {@link #send}
          * would. Call once, after {@link #prepare}.
          */
-        public Enqueued resolve(long client, List<EnqueueRow> rows) {
+        public Enqueued resolve(List<EnqueueRow> rows) {
             w.i32(rows.size());
             for (EnqueueRow row : rows) {
                 w.i64(row.jobId()).bool(row.created()).string(row.conflict());
             }
-            return enqueued(nativeResolveEnqueue(client, w.toBytes()));
+            return enqueued(nativeResolveEnqueue(0, w.toBytes()));
         }
 
         private byte[] complete() {
@@ -518,7 +518,7 @@ public final class NativeBridge {
 
     private static native byte[] nativePrepareEnqueue(long client, byte[] request);
 
-    private static native byte[] nativeResolveEnqueue(long client, byte[] request);
+    private static native byte[] nativeResolveEnqueue(long none, byte[] request);
 
     private static native byte[] nativeGetJob(long client, byte[] request);
 
