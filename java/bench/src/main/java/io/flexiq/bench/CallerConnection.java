@@ -5,6 +5,7 @@ import io.flexiq.FlexiQ;
 import io.flexiq.bench.EnqueueBench.OpFactory;
 import io.flexiq.bench.EnqueueBench.Order;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -12,14 +13,18 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
- * Enqueue on the application's own JDBC connection, committed by the application, beside the
- * minimal SQL an application would write for the same rows: a bare {@code INSERT … ON CONFLICT
- * DO NOTHING} into a copy of the jobs table (same columns, constraints and indexes, among them
- * the unique index on the key; no triggers), on the same kind of connection with the same
- * commits. Each thread has its own connection; every measured job has a fresh key.
+ * Enqueue on the application's own JDBC connection, committed by the application, beside two
+ * baselines on the same kind of connection with the same commits: the same SQL over JDBC
+ * (FlexiQ's {@code enqueue_keyed} statement with the arrays it would bind, built by hand), which
+ * leaves FlexiQ's own work in Java, JNI and binding as the difference; and the minimal SQL an
+ * application would write for the same rows, a bare {@code INSERT … ON CONFLICT DO NOTHING}
+ * into a copy of the jobs table (same columns, constraints and indexes, among them the unique
+ * index on the key; no triggers), which leaves out the statement's own cost in PostgreSQL as
+ * well. Each thread has its own connection; every measured job has a fresh key.
  */
 final class CallerConnection {
     private static final String SCHEMA = EnqueueBench.SCHEMA;
@@ -39,14 +44,14 @@ final class CallerConnection {
 
     private CallerConnection() {}
 
-    /** Creates the raw side's table: a copy of the jobs table without its triggers. */
+    /** Creates the bare insert's table: a copy of the jobs table without its triggers. */
     static void createRawTable(String jdbcUrl) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + RAW_TABLE + " (LIKE " + SCHEMA + ".jobs INCLUDING ALL)");
         }
     }
 
-    /** Empties both tables, so that each measurement starts from the same (empty) indexes. */
+    /** Empties both tables (the same SQL fills FlexiQ's), so that each measurement starts from the same (empty) indexes. */
     static void emptyTables(String jdbcUrl) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
             // CASCADE: the tables that reference jobs (checkpoints, redrives) are empty here anyway.
@@ -89,8 +94,82 @@ final class CallerConnection {
         };
     }
 
-    /** Raw SQL: one keyed row per transaction, {@code INSERT … VALUES … ON CONFLICT DO NOTHING}. */
-    static OpFactory rawSingle(String jdbcUrl) {
+    /** The same SQL: one keyed job per transaction, FlexiQ's statement with the key FlexiQ is given. */
+    static OpFactory sameSqlSingle(String jdbcUrl) {
+        return () -> {
+            EnqueueBench.RawSql sql = new EnqueueBench.RawSql(transaction(jdbcUrl));
+            return EnqueueBench.closing(sql, () -> {
+                long n = EnqueueBench.SEQUENCE.incrementAndGet();
+                sql.send(List.of(EnqueueBench.payload(42, n)), List.of("conn-" + n));
+                sql.connection.commit();
+            });
+        };
+    }
+
+    /** The same SQL: 1,000 keyed jobs in one transaction, with the keys FlexiQ derives from the payloads. */
+    static OpFactory sameSqlMany(String jdbcUrl) {
+        return () -> {
+            EnqueueBench.RawSql sql = new EnqueueBench.RawSql(transaction(jdbcUrl));
+            return EnqueueBench.closing(sql, () -> {
+                long base = EnqueueBench.SEQUENCE.getAndAdd(1000);
+                List<byte[]> payloads = jobs(base, 1000);
+                sql.send(payloads, derivedKeys(payloads));
+                sql.connection.commit();
+            });
+        };
+    }
+
+    private static List<byte[]> jobs(long base, int n) {
+        List<byte[]> payloads = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            payloads.add(EnqueueBench.payload(42, base + i));
+        }
+        return payloads;
+    }
+
+    /** The keys {@code idempotent(true)} derives: "auto:" and 32 hex digits of SHA-256(task, NUL, payload). */
+    private static List<String> derivedKeys(List<byte[]> payloads) throws Exception {
+        byte[] task = EnqueueBench.TASK.name().getBytes(StandardCharsets.UTF_8);
+        List<String> keys = new ArrayList<>(payloads.size());
+        for (byte[] payload : payloads) {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(task);
+            sha.update((byte) 0);
+            sha.update(payload);
+            keys.add("auto:" + HexFormat.of().formatHex(sha.digest(), 0, 16));
+        }
+        return keys;
+    }
+
+    /**
+     * Fails unless the same-SQL side sends exactly the jobs FlexiQ sends: after FlexiQ has
+     * enqueued some jobs, sending the same ones by hand must create nothing and meet no
+     * conflict (a replay is compared on the payload, every option and the
+     * key retention).
+     */
+    static void checkSameSql(FlexiQ queue, String jdbcUrl) throws Exception {
+        long base = EnqueueBench.SEQUENCE.getAndAdd(10);
+        try (Connection c = transaction(jdbcUrl); EnqueueBench.RawSql sql = new EnqueueBench.RawSql(transaction(jdbcUrl))) {
+            List<Order> orders = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                orders.add(new Order(42, base + i));
+            }
+            queue.enqueue(c, EnqueueBench.TASK, orders.get(0), EnqueueOptions.builder().uniqueKey("conn-" + base).build());
+            queue.enqueueMany(c, EnqueueBench.TASK, orders, EnqueueOptions.builder().idempotent(true).build());
+            c.commit();
+            List<byte[]> payloads = jobs(base, 10);
+            int created = sql.send(payloads.subList(0, 1), List.of("conn-" + base))
+                    + sql.send(payloads, derivedKeys(payloads));
+            sql.connection.rollback();
+            if (created != 0) {
+                throw new IllegalStateException("the same-SQL side created " + created + " jobs FlexiQ had already enqueued:"
+                        + " its keys are not FlexiQ's");
+            }
+        }
+    }
+
+    /** Bare insert: one keyed row per transaction, {@code INSERT … VALUES … ON CONFLICT DO NOTHING}. */
+    static OpFactory bareSingle(String jdbcUrl) {
         return () -> {
             Connection c = transaction(jdbcUrl);
             PreparedStatement insert = c.prepareStatement(RAW_ONE);
@@ -106,8 +185,8 @@ final class CallerConnection {
         };
     }
 
-    /** Raw SQL: 1,000 keyed rows in one transaction, one {@code INSERT … SELECT FROM unnest(…)}. */
-    static OpFactory rawMany(String jdbcUrl) {
+    /** Bare insert: 1,000 keyed rows in one transaction, one {@code INSERT … SELECT FROM unnest(…)}. */
+    static OpFactory bareMany(String jdbcUrl) {
         return () -> {
             Connection c = transaction(jdbcUrl);
             PreparedStatement insert = c.prepareStatement(RAW_MANY);

@@ -83,29 +83,34 @@ public final class EnqueueBench {
     }
 
     /**
-     * Keyed enqueues on the caller's connection, committed by the caller, beside a bare insert
-     * (see {@link CallerConnection}). Both tables are emptied before each measurement, which
-     * then starts from the same empty indexes.
+     * Keyed enqueues on the caller's connection, committed by the caller, beside the same SQL
+     * over JDBC and beside a bare insert (see {@link CallerConnection}). The tables are emptied
+     * before each measurement, which then starts from the same empty indexes.
      */
     static void callerConnection(FlexiQ queue, String jdbcUrl, double seconds, int rounds) throws Exception {
         CallerConnection.createRawTable(jdbcUrl);
-        System.out.printf(Locale.ROOT, "%n%-22s %7s %15s %15s %7s%n", "on caller's connection", "threads",
-                "Java API jobs/s", "raw SQL jobs/s", "ratio");
+        CallerConnection.checkSameSql(queue, jdbcUrl);
+        System.out.printf(Locale.ROOT, "%n%-22s %7s %15s %15s %18s %9s %9s%n", "on caller's connection", "threads",
+                "Java API jobs/s", "same SQL jobs/s", "bare insert jobs/s", "API/same", "API/bare");
         for (boolean many : new boolean[] {false, true}) {
             int jobs = many ? 1000 : 1;
             for (int threads : new int[] {1, 4}) {
                 double api = 0;
-                double raw = 0;
+                double same = 0;
+                double bare = 0;
                 for (int r = 0; r < rounds; r++) {
                     CallerConnection.emptyTables(jdbcUrl);
                     api = Math.max(api, jobs * run(threads, seconds,
                             many ? CallerConnection.apiMany(queue, jdbcUrl) : CallerConnection.apiSingle(queue, jdbcUrl)));
                     CallerConnection.emptyTables(jdbcUrl);
-                    raw = Math.max(raw, jobs * run(threads, seconds,
-                            many ? CallerConnection.rawMany(jdbcUrl) : CallerConnection.rawSingle(jdbcUrl)));
+                    same = Math.max(same, jobs * run(threads, seconds,
+                            many ? CallerConnection.sameSqlMany(jdbcUrl) : CallerConnection.sameSqlSingle(jdbcUrl)));
+                    CallerConnection.emptyTables(jdbcUrl);
+                    bare = Math.max(bare, jobs * run(threads, seconds,
+                            many ? CallerConnection.bareMany(jdbcUrl) : CallerConnection.bareSingle(jdbcUrl)));
                 }
-                System.out.printf(Locale.ROOT, "%-22s %7d %15.0f %15.0f %7.2f%n",
-                        many ? "keyed, 1000 per commit" : "keyed, 1 per commit", threads, api, raw, api / raw);
+                System.out.printf(Locale.ROOT, "%-22s %7d %15.0f %15.0f %18.0f %9.2f %9.2f%n",
+                        many ? "keyed, 1000 per commit" : "keyed, 1 per commit", threads, api, same, bare, api / same, api / bare);
             }
         }
     }
@@ -203,13 +208,22 @@ public final class EnqueueBench {
         final CoreStatement unkeyed;
 
         RawSql(String jdbcUrl) throws Exception {
-            connection = DriverManager.getConnection(jdbcUrl);
+            this(DriverManager.getConnection(jdbcUrl));
+        }
+
+        /** The statements on {@code connection}, which this closes. */
+        RawSql(Connection connection) throws Exception {
+            this.connection = connection;
             keyed = new CoreStatement(connection, "enqueue_keyed.sql", SCHEMA);
             unkeyed = new CoreStatement(connection, "insert_unkeyed.sql", SCHEMA);
         }
 
-        /** Sends entries (keys null for none, else distinct keys) as one statement. */
-        void send(List<byte[]> payloads, List<String> keys) throws Exception {
+        /**
+         * Sends entries (keys null for none, else distinct keys) as one statement. Returns how
+         * many jobs it created; a conflict (a key held for a different request) means these are
+         * not the jobs FlexiQ would send, and fails.
+         */
+        int send(List<byte[]> payloads, List<String> keys) throws Exception {
             int n = payloads.size();
             Integer[] order = new Integer[n];
             byte[][] digests = new byte[n][];
@@ -242,11 +256,18 @@ public final class EnqueueBench {
                 st.setArray(17, connection.createArrayOf("text", Arrays.stream(order).map(i -> preview(keys.get(i))).toArray()));
                 st.setArray(18, connection.createArrayOf("int4", Arrays.stream(order).map(i -> i + 1).toArray()));
             }
+            int created = 0;
             try (ResultSet r = st.prepared.executeQuery()) {
                 while (r.next()) {
                     r.getLong(1);
+                    created += r.getBoolean(2) ? 1 : 0;
+                    String conflict = r.getString(3);
+                    if (conflict != null) {
+                        throw new IllegalStateException("the raw side asked for a different job than FlexiQ stored: " + conflict);
+                    }
                 }
             }
+            return created;
         }
 
         private static Object[] filled(int n, Object value) {
