@@ -2,9 +2,33 @@
 -- columns, then come each key's scope, digest and preview, and each entry's rank in the
 -- caller's order. Each parameter appears once, in order, so that the statement also runs with
 -- JDBC's positional placeholders; the casts let a driver send any array type.
-SELECT job_id, created, conflict::text
-  FROM {schema}.enqueue_keyed($1::bytea[], $2::text[], $3::text[], $4::integer[], $5::bigint[],
-                              $6::bigint[], $7::integer[], $8::bigint[], $9::bigint[],
-                              $10::double precision[], $11::double precision[], $12::bigint[],
-                              $13::jsonb[], $14::bigint[], $15::text[], $16::bytea[], $17::text[],
-                              $18::integer[])
+--
+-- {announce}: whether the queues of new jobs due now are announced within the statement (see
+-- enqueue_one_keyed.sql). A batch announces its queues once any of its entries made a job.
+WITH p AS MATERIALIZED (
+    SELECT $1::bytea[] AS payload, $2::text[] AS queue, $3::text[] AS task,
+           $4::integer[] AS priority, $5::bigint[] AS run_at_micros, $6::bigint[] AS delay_ms,
+           $7::integer[] AS max_attempts, $8::bigint[] AS retry_initial_ms,
+           $9::bigint[] AS retry_max_ms, $10::double precision[] AS retry_multiplier,
+           $11::double precision[] AS retry_jitter, $12::bigint[] AS timeout_ms,
+           $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms, $15::text[] AS scope,
+           $16::bytea[] AS key_digest, $17::text[] AS key_preview, $18::integer[] AS id_rank
+), answer AS MATERIALIZED (
+    SELECT k.*
+      FROM p,
+           {schema}.enqueue_keyed(p.payload, p.queue, p.task, p.priority, p.run_at_micros,
+               p.delay_ms, p.max_attempts, p.retry_initial_ms, p.retry_max_ms,
+               p.retry_multiplier, p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms,
+               p.scope, p.key_digest, p.key_preview, p.id_rank) WITH ORDINALITY AS k
+)
+SELECT a.job_id, a.created, a.conflict::text
+  FROM answer a
+  LEFT JOIN (SELECT {schema}.announce(ARRAY(
+                 SELECT DISTINCT e.queue FROM unnest(p.queue, p.run_at_micros, p.delay_ms)
+                                              AS e(queue, run_at_micros, delay_ms)
+                  WHERE coalesce(e.delay_ms, 0) = 0
+                    AND coalesce({schema}.micros_to_timestamptz(e.run_at_micros), now()) <= now()))
+               FROM p
+              WHERE {announce} AND EXISTS (SELECT FROM answer WHERE answer.created)) n
+    ON true
+ ORDER BY a.ordinality

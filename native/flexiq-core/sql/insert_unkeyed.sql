@@ -1,12 +1,34 @@
 -- A batch without keys: one plain insert. Ids are drawn in array order, so ascending ids are
--- input order. Rows have the shape enqueue_keyed returns. Each parameter appears once, in
--- order, so that the statement also runs with JDBC's positional placeholders.
-INSERT INTO {schema}.jobs
-SELECT n.*
-  FROM (SELECT $1::bytea[] AS payload) p,
-       LATERAL {schema}.new_jobs(
-           ARRAY(SELECT nextval('{schema}.jobs_id_seq') FROM generate_series(1, cardinality(p.payload))),
-           p.payload, $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[],
-           $7::integer[], $8::bigint[], $9::bigint[], $10::double precision[],
-           $11::double precision[], $12::bigint[], $13::jsonb[], $14::bigint[], NULL, NULL, NULL) n
-RETURNING id, true, NULL::text
+-- input order; they are drawn apart from new_jobs' arguments, which must hold no volatile call
+-- for PostgreSQL to inline the function. Rows have the shape enqueue_keyed returns. Each
+-- parameter appears once, in order, so that the statement also runs with JDBC's positional
+-- placeholders.
+--
+-- {announce}: whether the queues of new jobs due now are announced within the statement (see
+-- enqueue_one_keyed.sql).
+WITH placed AS (
+    INSERT INTO {schema}.jobs
+    SELECT n.*
+      FROM (SELECT $1::bytea[] AS payload, $2::text[] AS queue, $3::text[] AS task,
+                   $4::integer[] AS priority, $5::bigint[] AS run_at_micros,
+                   $6::bigint[] AS delay_ms, $7::integer[] AS max_attempts,
+                   $8::bigint[] AS retry_initial_ms, $9::bigint[] AS retry_max_ms,
+                   $10::double precision[] AS retry_multiplier,
+                   $11::double precision[] AS retry_jitter, $12::bigint[] AS timeout_ms,
+                   $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms
+            OFFSET 0) p,
+           LATERAL (SELECT ARRAY(SELECT nextval('{schema}.jobs_id_seq')
+                                   FROM generate_series(1, cardinality(p.payload))) AS id
+                    OFFSET 0) i,
+           LATERAL {schema}.new_jobs(i.id, p.payload, p.queue, p.task, p.priority,
+               p.run_at_micros, p.delay_ms, p.max_attempts, p.retry_initial_ms, p.retry_max_ms,
+               p.retry_multiplier, p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms,
+               NULL, NULL, NULL) n
+    RETURNING id, queue, state
+)
+SELECT placed.id, true, NULL::text
+  FROM placed
+  LEFT JOIN (SELECT {schema}.announce(ARRAY(
+                 SELECT DISTINCT d.queue FROM placed d WHERE d.state = 'available'))
+              WHERE {announce}) n
+    ON true

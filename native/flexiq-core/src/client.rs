@@ -53,11 +53,13 @@ pub struct Client {
 
 /// Every statement the client runs, with its schema filled in once.
 pub(crate) struct Statements {
-    pub enqueue_keyed: String,
-    pub insert_unkeyed: String,
-    /// The two enqueue statements with JDBC's `?` placeholders.
-    pub enqueue_keyed_positional: String,
-    pub insert_unkeyed_positional: String,
+    /// The enqueue statements as FlexiQ's own connections run them: new jobs are announced
+    /// after the commit (`announce`).
+    pub enqueue: EnqueueStatements,
+    /// The same for a binding to run in the application's transaction, with JDBC's `?`
+    /// placeholders: new jobs are announced within the statement, delivered at the commit.
+    pub enqueue_in_transaction: EnqueueStatements,
+    pub announce: String,
     pub get_job: String,
     pub finish_job: String,
     pub purge: String,
@@ -78,15 +80,39 @@ pub(crate) struct Statements {
     pub grant_worker: String,
 }
 
+/// The three enqueue statements: a batch without keys, a batch with keys, one keyed job.
+pub(crate) struct EnqueueStatements {
+    pub insert_unkeyed: String,
+    pub enqueue_keyed: String,
+    pub enqueue_one_keyed: String,
+}
+
+impl EnqueueStatements {
+    fn for_schema(s: &Schema, in_transaction: bool) -> EnqueueStatements {
+        let text = |template: &str| {
+            let sql = s
+                .sql(template)
+                .replace("{announce}", if in_transaction { "true" } else { "false" });
+            if in_transaction {
+                statement::positional(&sql)
+            } else {
+                sql
+            }
+        };
+        EnqueueStatements {
+            insert_unkeyed: text(include_str!("../sql/insert_unkeyed.sql")),
+            enqueue_keyed: text(include_str!("../sql/enqueue_keyed.sql")),
+            enqueue_one_keyed: text(include_str!("../sql/enqueue_one_keyed.sql")),
+        }
+    }
+}
+
 impl Statements {
     fn for_schema(s: &Schema) -> Statements {
-        let enqueue_keyed = s.sql(include_str!("../sql/enqueue_keyed.sql"));
-        let insert_unkeyed = s.sql(include_str!("../sql/insert_unkeyed.sql"));
         Statements {
-            enqueue_keyed_positional: statement::positional(&enqueue_keyed),
-            insert_unkeyed_positional: statement::positional(&insert_unkeyed),
-            enqueue_keyed,
-            insert_unkeyed,
+            enqueue: EnqueueStatements::for_schema(s, false),
+            enqueue_in_transaction: EnqueueStatements::for_schema(s, true),
+            announce: s.sql(include_str!("../sql/announce.sql")),
             get_job: s.sql(include_str!("../sql/get_job.sql")),
             finish_job: s.sql(include_str!("../sql/finish_job.sql")),
             purge: s.sql(include_str!("../sql/purge.sql")),

@@ -1,8 +1,16 @@
-//! Enqueue, single and bulk. Every call is one statement and one round trip: a plain bulk
-//! insert when no entry carries a key, the `enqueue_keyed` function otherwise. The statement is
-//! prepared without the database ([`PreparedEnqueue::new`]), so that a binding can also run
-//! it on a connection of its own, inside the application's transaction, and hand the rows back
-//! to be resolved here exactly as the core's own run resolves them.
+//! Enqueue, single and bulk. Every call is one statement: a plain bulk insert when no entry
+//! carries a key, plain SQL for one keyed job, the `enqueue_keyed` function for a batch with
+//! keys. The statement is prepared without the database ([`PreparedEnqueue::new`]), so that a
+//! binding can also run it on a connection of its own, inside the application's transaction,
+//! and hand the rows back to be resolved here exactly as the core's own run resolves them.
+//!
+//! On the client's own connections the statement commits alone, and the queues of its new
+//! jobs are announced to idle workers afterwards, in a transaction of their own that waits on
+//! no disk: a `NOTIFY` inside the enqueue's transaction would hold PostgreSQL's notification
+//! lock through the commit's flush, and concurrent enqueues would commit one at a time.
+
+use std::collections::BTreeSet;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -122,14 +130,25 @@ impl Client {
             return Ok(Vec::new());
         };
         let params = prepared.params();
+        let due = prepared.due_queues();
         let mut attempt = 0;
         loop {
             let rows = self
                 .pool
                 .run(prepared.repeat(), async |c| {
-                    statement::bind(sqlx::query(sql), &params)
-                        .fetch_all(c)
-                        .await
+                    let rows = statement::bind(sqlx::query(sql), &params)
+                        .fetch_all(&mut *c)
+                        .await?;
+                    if !due.is_empty() && rows.iter().any(|r| r.try_get(1).unwrap_or(false)) {
+                        // A lost announcement costs latency, never a job (workers poll as
+                        // well), so its failure is not the enqueue's; a connection it found
+                        // broken is found out again by the next statement sent on it.
+                        let _ = sqlx::query(&self.sql.announce)
+                            .bind(&due)
+                            .execute(&mut *c)
+                            .await;
+                    }
+                    Ok(rows)
                 })
                 .await?;
             match rows {
@@ -157,16 +176,23 @@ impl Client {
         }
     }
 
-    /// The text of a prepared enqueue's statement, with `$n` placeholders or, when
-    /// `positional`, with JDBC's `?`; `None` when there is nothing to send.
-    pub fn statement(&self, prepared: &PreparedEnqueue<'_>, positional: bool) -> Option<&str> {
-        let sql = &self.sql;
-        match (&prepared.shape, positional) {
+    /// The text of a prepared enqueue's statement; `None` when there is nothing to send.
+    /// `in_transaction`: for a binding to run in the application's transaction, with JDBC's `?`
+    /// placeholders; the statement then announces its new jobs itself, and PostgreSQL
+    /// delivers the announcement when the application commits.
+    pub fn statement(&self, prepared: &PreparedEnqueue<'_>, in_transaction: bool) -> Option<&str> {
+        let sql = if in_transaction {
+            &self.sql.enqueue_in_transaction
+        } else {
+            &self.sql.enqueue
+        };
+        match (&prepared.shape, &prepared.plan.0) {
             (Shape::Empty, _) => None,
-            (Shape::Unkeyed(_), false) => Some(&sql.insert_unkeyed),
-            (Shape::Unkeyed(_), true) => Some(&sql.insert_unkeyed_positional),
-            (Shape::Keyed(_), false) => Some(&sql.enqueue_keyed),
-            (Shape::Keyed(_), true) => Some(&sql.enqueue_keyed_positional),
+            (Shape::Unkeyed(_), _) => Some(&sql.insert_unkeyed),
+            (Shape::Keyed(_), PlanKind::Keyed { sent, .. }) if sent.len() == 1 => {
+                Some(&sql.enqueue_one_keyed)
+            }
+            (Shape::Keyed(_), _) => Some(&sql.enqueue_keyed),
         }
     }
 }
@@ -218,6 +244,22 @@ impl<'a> PreparedEnqueue<'a> {
             Shape::Unkeyed(columns) => columns.params(),
             Shape::Keyed(batch) => batch.params(),
         }
+    }
+
+    /// The queues of the entries that are due at once, to be announced to idle workers once
+    /// the statement has committed and made a job (of a batch, any job: announcing a queue
+    /// with nothing new only wakes a worker for nothing).
+    fn due_queues(&self) -> Vec<&str> {
+        let now_micros = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        let queues: BTreeSet<&str> = self
+            .requests
+            .iter()
+            .filter(|r| r.schedule.is_due(now_micros))
+            .map(|r| r.queue.as_str())
+            .collect();
+        queues.into_iter().collect()
     }
 
     /// Whether the pool may send the statement again after losing its answer: when every entry

@@ -21,6 +21,19 @@ pub enum Schedule {
     Delay { millis: i64 },
 }
 
+impl Schedule {
+    /// Whether a job with this schedule, accepted at `now_micros`, is due at once. (A time
+    /// the database's clock puts a little later only delays the job's wake-up to the next
+    /// poll.)
+    pub fn is_due(&self, now_micros: i64) -> bool {
+        match *self {
+            Schedule::Immediate => true,
+            Schedule::At { micros } => micros <= now_micros,
+            Schedule::Delay { millis } => millis == 0,
+        }
+    }
+}
+
 /// How long a failed job waits before its next attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

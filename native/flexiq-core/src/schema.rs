@@ -62,7 +62,8 @@ macro_rules! definition {
 /// second function beside the first. A definition whose signature changes therefore starts
 /// with `DROP FUNCTION IF EXISTS` of the old signature; the drop takes the grants on the old
 /// function with it, so roles must be granted again (`Client::grant`, as after any upgrade).
-/// Removing a definition takes a versioned migration that drops its function.
+/// A definition that is removed is dropped by the definition that takes its place (as
+/// `announce` drops the trigger that announced inserts), since migrations hold no functions.
 const DEFINITIONS: &[Definition] = &[
     definition!("micros_to_timestamptz"),
     definition!("new_jobs"),
@@ -71,7 +72,6 @@ const DEFINITIONS: &[Definition] = &[
     definition!("require"),
     definition!("enqueue"),
     definition!("announce"),
-    definition!("announce_inserted"),
     definition!("release_key"),
     definition!("redrive"),
 ];

@@ -94,6 +94,7 @@ mod tests {
     fn enqueue_statements_name_each_parameter_once_in_order() {
         for sql in [
             include_str!("../sql/enqueue_keyed.sql"),
+            include_str!("../sql/enqueue_one_keyed.sql"),
             include_str!("../sql/insert_unkeyed.sql"),
         ] {
             let numbers = numbers_in_order(sql);

@@ -128,3 +128,33 @@ async fn every_definition_applied_again_leaves_a_working_schema() {
     assert_eq!(first.job_id, replay.job_id);
     assert_eq!(replay.outcome, flexiq_core::Outcome::Replayed);
 }
+
+#[tokio::test]
+async fn an_upgrade_drops_the_trigger_that_announced_inside_enqueues() {
+    let client = common::client().await;
+    // The trigger of earlier versions, as they left it.
+    common::execute(
+        &client,
+        "CREATE FUNCTION {schema}.announce_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN PERFORM pg_notify('x', 'y'); RETURN NULL; END $$",
+    )
+    .await;
+    common::execute(
+        &client,
+        "CREATE TRIGGER jobs_announce_inserted AFTER INSERT ON {schema}.jobs
+         FOR EACH STATEMENT EXECUTE FUNCTION {schema}.announce_inserted()",
+    )
+    .await;
+    common::execute(
+        &client,
+        "UPDATE {schema}.schema_definitions SET checksum = '\\x00' WHERE name = 'announce'",
+    )
+    .await;
+    assert_eq!(client.migrate().await.expect("migrate"), 1);
+    let left = "SELECT count(*) FROM pg_trigger WHERE tgrelid = '{schema}.jobs'::regclass
+                  AND tgname = 'jobs_announce_inserted'";
+    assert_eq!(common::scalar(&client, left).await, 0);
+    let function = "SELECT count(*) FROM pg_proc
+                     WHERE pronamespace = '{schema}'::regnamespace AND proname = 'announce_inserted'";
+    assert_eq!(common::scalar(&client, function).await, 0);
+}

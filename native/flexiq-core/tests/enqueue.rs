@@ -23,6 +23,16 @@ async fn a_replay_returns_the_existing_job_and_writes_nothing() {
     assert_eq!(second.outcome, Outcome::Replayed);
     assert_eq!(second.job_id, first.job_id);
     assert_eq!(common::job_count(&client).await, 1);
+
+    // Nor does it draw an id: that writes the sequence, and every few draws WAL that the
+    // commit must flush. A replay only reads.
+    let ids_drawn = "SELECT last_value FROM {schema}.jobs_id_seq";
+    let drawn = common::scalar(&client, ids_drawn).await;
+    for _ in 0..50 {
+        let replay = client.enqueue(&keyed("order-1")).await.expect("replay");
+        assert_eq!(replay.job_id, first.job_id);
+    }
+    assert_eq!(common::scalar(&client, ids_drawn).await, drawn);
 }
 
 #[tokio::test]
@@ -341,10 +351,13 @@ async fn each_bulk_call_is_one_statement() {
             })
             .collect();
         client.enqueue_many(&batch).await.expect("batch");
-        let calls: i64 = sqlx::query_scalar(
-            "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements
-              WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-                AND query LIKE '%' || $1 || '.%'",
+        let (calls, announcements): (i64, i64) = sqlx::query_as(
+            "SELECT coalesce(sum(calls) FILTER (WHERE NOT announcement), 0)::bigint,
+                    coalesce(sum(calls) FILTER (WHERE announcement), 0)::bigint
+               FROM (SELECT calls, query LIKE '%.announce($1::text[])' AS announcement
+                       FROM pg_stat_statements
+                      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                        AND query LIKE '%' || $1 || '.%') s",
         )
         .bind(client.schema())
         .fetch_one(&stats)
@@ -352,6 +365,8 @@ async fn each_bulk_call_is_one_statement() {
         .expect("stats");
         // Tests run side by side on one server: only statements naming this test's schema count.
         assert_eq!(calls, 1, "keyed batch: {keyed_batch}");
+        // After the commit, the new jobs' queue is announced, once.
+        assert_eq!(announcements, 1, "keyed batch: {keyed_batch}");
     }
 }
 

@@ -5,3 +5,8 @@ CREATE OR REPLACE FUNCTION {schema}.announce(p_queues text[]) RETURNS integer
 LANGUAGE sql AS $$
     SELECT count(pg_notify('{channel}', q))::integer FROM unnest(p_queues) AS q
 $$;
+
+-- Earlier versions announced every insert from a trigger, inside the inserting transaction:
+-- concurrent enqueues then committed one at a time. Enqueues now announce for themselves.
+DROP TRIGGER IF EXISTS jobs_announce_inserted ON {schema}.jobs;
+DROP FUNCTION IF EXISTS {schema}.announce_inserted();

@@ -38,6 +38,7 @@ DECLARE
     v_timeout_ms bigint;
     v_retention_ms bigint;
     v_tags text[];
+    v_placed record;
     -- 36500 days, the longest duration a job keeps.
     c_max_ms constant bigint := 3153600000000;
 BEGIN
@@ -141,12 +142,7 @@ BEGIN
         AND v_multiplier >= 1 AND v_multiplier < 'infinity' AND v_jitter BETWEEN 0 AND 1,
         'retryPolicy needs 0 <= initialMs <= maxMs <= 36500 days, multiplier >= 1, jitter 0 to 1');
 
-    RETURN QUERY
-    SELECT e.job_id,
-           CASE WHEN e.conflict IS NOT NULL THEN 'conflict'
-                WHEN e.created THEN 'accepted'
-                ELSE 'replayed' END,
-           e.conflict -> 'accepted'
+    SELECT e.job_id, e.created, e.conflict INTO v_placed
       FROM {schema}.enqueue_keyed(
                ARRAY[payload], ARRAY[v_queue], ARRAY[task],
                ARRAY[coalesce((options ->> 'priority')::numeric::integer, 0)],
@@ -158,5 +154,15 @@ BEGIN
                         FROM (SELECT DISTINCT t FROM unnest(v_tags) t) d)],
                ARRAY[v_retention_ms], ARRAY[scope], ARRAY[key_digest], ARRAY[key_preview],
                ARRAY[1]) e;
+    -- Announced within the caller's transaction: PostgreSQL delivers it at commit.
+    IF v_placed.created AND coalesce(v_run_at, now()) <= now() AND coalesce(v_delay_ms, 0) = 0 THEN
+        PERFORM {schema}.announce(ARRAY[v_queue]);
+    END IF;
+    RETURN QUERY
+    SELECT v_placed.job_id,
+           CASE WHEN v_placed.conflict IS NOT NULL THEN 'conflict'
+                WHEN v_placed.created THEN 'accepted'
+                ELSE 'replayed' END,
+           v_placed.conflict -> 'accepted';
 END
 $$;
