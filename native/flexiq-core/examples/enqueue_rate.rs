@@ -8,11 +8,11 @@
 //! has enqueued with the payloads built here: any difference fails as a conflict.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use flexiq_core::{Client, ClientConfig, JobRequest, recipe};
+use flexiq_core::{recipe, Client, ClientConfig, JobRequest};
 
 const TASK: &str = "charge_customer";
 /// Jobs per `enqueue_many` call in the bulk workloads.
