@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Enqueue on the application's own JDBC connection, committed by the application, beside two
@@ -44,15 +45,39 @@ final class CallerConnection {
 
     private CallerConnection() {}
 
+    /**
+     * Prints the table: keyed enqueues on the caller's connection, committed by the caller. The
+     * tables are emptied before each measurement, which then starts from the same empty indexes.
+     */
+    static void measure(FlexiQ queue, String jdbcUrl, double seconds, int rounds) throws Exception {
+        createRawTable(jdbcUrl);
+        checkSameSql(queue, jdbcUrl);
+        System.out.printf(Locale.ROOT, "%nOn the caller's connection, keyed, jobs per second:%n");
+        System.out.printf(Locale.ROOT, "%-22s %7s %18s %18s %18s %9s %9s%n", "caller commits", "threads",
+                "Java API (load)", "same SQL (load)", "bare insert (load)", "API/same", "API/bare");
+        for (boolean many : new boolean[] {false, true}) {
+            int jobs = many ? 1000 : 1;
+            for (int threads : new int[] {1, 4}) {
+                EnqueueBench.Figure[] f = EnqueueBench.best(rounds, () -> emptyTables(jdbcUrl),
+                        () -> jobs * EnqueueBench.run(threads, seconds, many ? apiMany(queue, jdbcUrl) : apiSingle(queue, jdbcUrl)),
+                        () -> jobs * EnqueueBench.run(threads, seconds, many ? sameSqlMany(jdbcUrl) : sameSqlSingle(jdbcUrl)),
+                        () -> jobs * EnqueueBench.run(threads, seconds, many ? bareMany(jdbcUrl) : bareSingle(jdbcUrl)));
+                System.out.printf(Locale.ROOT, "%-22s %7d %18s %18s %18s %9s %9s%n",
+                        many ? "1000 per commit" : "1 per commit", threads, EnqueueBench.cell(f[0]), EnqueueBench.cell(f[1]),
+                        EnqueueBench.cell(f[2]), EnqueueBench.ratio(f[0], f[1]), EnqueueBench.ratio(f[0], f[2]));
+            }
+        }
+    }
+
     /** Creates the bare insert's table: a copy of the jobs table without its triggers. */
-    static void createRawTable(String jdbcUrl) throws SQLException {
+    private static void createRawTable(String jdbcUrl) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + RAW_TABLE + " (LIKE " + SCHEMA + ".jobs INCLUDING ALL)");
         }
     }
 
     /** Empties both tables (the same SQL fills FlexiQ's), so that each measurement starts from the same (empty) indexes. */
-    static void emptyTables(String jdbcUrl) throws SQLException {
+    private static void emptyTables(String jdbcUrl) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
             // CASCADE: the tables that reference jobs (checkpoints, redrives) are empty here anyway.
             s.execute("TRUNCATE " + SCHEMA + ".jobs, " + RAW_TABLE + " CASCADE");
@@ -97,7 +122,7 @@ final class CallerConnection {
     /** The same SQL: one keyed job per transaction, FlexiQ's statement with the key FlexiQ is given. */
     static OpFactory sameSqlSingle(String jdbcUrl) {
         return () -> {
-            EnqueueBench.RawSql sql = new EnqueueBench.RawSql(transaction(jdbcUrl));
+            SameSql sql = new SameSql(transaction(jdbcUrl));
             return EnqueueBench.closing(sql, () -> {
                 long n = EnqueueBench.SEQUENCE.incrementAndGet();
                 sql.send(List.of(EnqueueBench.payload(42, n)), List.of("conn-" + n));
@@ -109,7 +134,7 @@ final class CallerConnection {
     /** The same SQL: 1,000 keyed jobs in one transaction, with the keys FlexiQ derives from the payloads. */
     static OpFactory sameSqlMany(String jdbcUrl) {
         return () -> {
-            EnqueueBench.RawSql sql = new EnqueueBench.RawSql(transaction(jdbcUrl));
+            SameSql sql = new SameSql(transaction(jdbcUrl));
             return EnqueueBench.closing(sql, () -> {
                 long base = EnqueueBench.SEQUENCE.getAndAdd(1000);
                 List<byte[]> payloads = jobs(base, 1000);
@@ -149,7 +174,7 @@ final class CallerConnection {
      */
     static void checkSameSql(FlexiQ queue, String jdbcUrl) throws Exception {
         long base = EnqueueBench.SEQUENCE.getAndAdd(10);
-        try (Connection c = transaction(jdbcUrl); EnqueueBench.RawSql sql = new EnqueueBench.RawSql(transaction(jdbcUrl))) {
+        try (Connection c = transaction(jdbcUrl); SameSql sql = new SameSql(transaction(jdbcUrl))) {
             List<Order> orders = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 orders.add(new Order(42, base + i));

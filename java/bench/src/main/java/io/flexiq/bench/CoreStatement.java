@@ -37,6 +37,11 @@ final class CoreStatement implements AutoCloseable {
         prepared = connection.prepareStatement(jdbc.toString());
     }
 
+    /** The highest parameter number the statement uses: how many parameters it takes. */
+    int parameterCount() {
+        return numbers.stream().mapToInt(Integer::intValue).max().orElse(0);
+    }
+
     void setArray(int number, Array value) throws SQLException {
         for (int i = 0; i < numbers.size(); i++) {
             if (numbers.get(i) == number) {

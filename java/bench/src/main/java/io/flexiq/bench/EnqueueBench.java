@@ -4,15 +4,17 @@ import io.flexiq.EnqueueOptions;
 import io.flexiq.FlexiQ;
 import io.flexiq.Task;
 import io.flexiq.test.PostgresServer;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;
@@ -21,9 +23,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Enqueue throughput through the Java API beside the same SQL statements driven over JDBC
- * (no JNI, no Rust), on one private PostgreSQL with durable commits (fsync and synchronous
- * commit on), in one run. Figures are operations (or jobs) per second; compare ratios.
+ * Enqueue throughput through the Java API beside the minimal SQL that stores the same jobs
+ * ({@link MinimalSql}) and, when built, beside the Rust core alone ({@link RustCore}), on one
+ * private PostgreSQL, in one run. Within a round the sides run in turn, each after the tables
+ * are emptied, so that a change in the machine's load meets all of them; each figure is the best
+ * of the rounds, printed with the 1-minute load average read when it was measured. Compare
+ * ratios within a run.
  *
  * <p>Arguments (optional): seconds per measurement (default 3), rounds (default 3, best kept).
  */
@@ -34,84 +39,157 @@ public final class EnqueueBench {
     static final Task<Order> TASK = Task.of("charge_customer", Order.class);
     static final String SCHEMA = "flexiq_bench";
     static final AtomicLong SEQUENCE = new AtomicLong();
+    /** The keys W2 replays: {@code hot-0} … {@code hot-99}, held before each of its measurements. */
+    static final int HELD_KEYS = 100;
+    /** Jobs per call in W4. */
+    static final int BATCH = 1000;
 
     private EnqueueBench() {}
 
-    enum Mode { FRESH_KEYED, REPLAYED_KEYED, UNKEYED }
+    /** The enqueue workloads of the comparison, with the calling threads each is measured at. */
+    enum Workload {
+        W1_FRESH("W1 keyed, fresh key", "fresh", 1, 1, 4),
+        W2_REPLAY("W2 keyed, held key replayed", "replay", 1, 1, 4),
+        W3_UNKEYED("W3 unkeyed", "unkeyed", 1, 1, 4),
+        W4_UNKEYED("W4 1,000 per call, unkeyed", "bulk-unkeyed", BATCH, 1, 2),
+        W4_KEYED("W4 1,000 per call, keyed", "bulk-keyed", BATCH, 1, 2);
+
+        final String label;
+        /** The workload's name for the Rust example. */
+        final String rustName;
+        final int jobsPerCall;
+        final int[] threads;
+
+        Workload(String label, String rustName, int jobsPerCall, int... threads) {
+            this.label = label;
+            this.rustName = rustName;
+            this.jobsPerCall = jobsPerCall;
+            this.threads = threads;
+        }
+    }
 
     /** Runs the benchmark and prints its figures. */
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
+        // FlexiQ as an application gets it: the builder's defaults (pool of 10, more than the
+        // 4 calling threads), only the schema and migration set.
         try (PostgresServer pg = PostgresServer.start();
-                FlexiQ queue = FlexiQ.builder(pg.url()).schema(SCHEMA).poolSize(8).migrate(true).build()) {
-            for (int k = 0; k < 100; k++) {
-                queue.enqueue(TASK, new Order(42, k), EnqueueOptions.builder().uniqueKey("hot-" + k).build());
+                FlexiQ queue = FlexiQ.builder(pg.url()).schema(SCHEMA).migrate(true).build()) {
+            String jdbcUrl = pg.jdbcUrl();
+            MinimalSql.create(jdbcUrl);
+            RustCore core = RustCore.find(pg.url());
+            System.out.println("PostgreSQL: " + pg.url() + ", " + settings(jdbcUrl));
+            System.out.printf(Locale.ROOT, "FlexiQ enqueue benchmark: %d cores, %s s per measurement after 0.5 s of"
+                    + " warm-up, best of %d rounds; (load) = 1-minute load average when the figure was measured;"
+                    + " load average at start: %s%n", Runtime.getRuntime().availableProcessors(), seconds, rounds,
+                    loadAverages());
+            if (core == null) {
+                System.out.println("Rust core: not measured (no -Dflexiq.bench.rustCore=<enqueue_rate example>)");
             }
-            System.out.println("PostgreSQL: " + pg.url());
-            System.out.printf(Locale.ROOT, "FlexiQ enqueue benchmark: %d cores, PostgreSQL with fsync and synchronous_commit on,"
-                    + " %.0f s per measurement, best of %d%n%n", Runtime.getRuntime().availableProcessors(), seconds, rounds);
-            System.out.printf(Locale.ROOT, "%-16s %7s %14s %14s %7s%n", "single enqueue", "threads", "Java API/s", "raw SQL/s", "ratio");
-            for (Mode mode : Mode.values()) {
-                for (int threads : new int[] {1, 4}) {
-                    double api = 0;
-                    double raw = 0;
-                    for (int r = 0; r < rounds; r++) {
-                        api = Math.max(api, run(threads, seconds, () -> apiSingle(queue, mode)));
-                        raw = Math.max(raw, run(threads, seconds, rawSingle(pg.jdbcUrl(), mode)));
-                    }
-                    System.out.printf(Locale.ROOT, "%-16s %7d %14.0f %14.0f %7.2f%n",
-                            mode.name().toLowerCase(Locale.ROOT), threads, api, raw, api / raw);
+            System.out.printf(Locale.ROOT, "%nJobs (W2: replays) per second, each thread its own connection, auto-commit:%n");
+            System.out.printf(Locale.ROOT, "%-28s %7s %18s %18s %18s %11s %12s %8s%n", "workload", "threads",
+                    "Java API (load)", "Rust core (load)", "minimal SQL (load)", "API/minimal", "core/minimal", "API/core");
+            for (Workload w : Workload.values()) {
+                for (int threads : w.threads) {
+                    Figure[] f = best(rounds, () -> emptyTables(queue, jdbcUrl, w),
+                            () -> w.jobsPerCall * run(threads, seconds, () -> apiOp(queue, w)),
+                            core == null ? null : () -> w.jobsPerCall * core.run(w, threads, seconds),
+                            () -> w.jobsPerCall * run(threads, seconds, MinimalSql.op(jdbcUrl, w)));
+                    System.out.printf(Locale.ROOT, "%-28s %7d %18s %18s %18s %11s %12s %8s%n", w.label, threads,
+                            cell(f[0]), cell(f[1]), cell(f[2]), ratio(f[0], f[2]), ratio(f[1], f[2]), ratio(f[0], f[1]));
                 }
             }
-            System.out.printf(Locale.ROOT, "%n%-16s %7s %15s %15s %7s%n", "enqueueMany 1000", "threads",
-                    "Java API jobs/s", "raw SQL jobs/s", "ratio");
-            for (boolean keyed : new boolean[] {false, true}) {
-                for (int threads : new int[] {1, 2}) {
-                    double api = 0;
-                    double raw = 0;
-                    for (int r = 0; r < rounds; r++) {
-                        api = Math.max(api, 1000 * run(threads, seconds, () -> apiBatch(queue, keyed)));
-                        raw = Math.max(raw, 1000 * run(threads, seconds, rawBatch(pg.jdbcUrl(), keyed)));
-                    }
-                    System.out.printf(Locale.ROOT, "%-16s %7d %15.0f %15.0f %7.2f%n",
-                            keyed ? "keyed" : "unkeyed", threads, api, raw, api / raw);
-                }
-            }
-            callerConnection(queue, pg.jdbcUrl(), seconds, rounds);
+            CallerConnection.measure(queue, jdbcUrl, seconds, rounds);
+            System.out.println("\nLoad average at end: " + loadAverages());
         }
     }
 
-    /**
-     * Keyed enqueues on the caller's connection, committed by the caller, beside the same SQL
-     * over JDBC and beside a bare insert (see {@link CallerConnection}). The tables are emptied
-     * before each measurement, which then starts from the same empty indexes.
-     */
-    static void callerConnection(FlexiQ queue, String jdbcUrl, double seconds, int rounds) throws Exception {
-        CallerConnection.createRawTable(jdbcUrl);
-        CallerConnection.checkSameSql(queue, jdbcUrl);
-        System.out.printf(Locale.ROOT, "%n%-22s %7s %15s %15s %18s %9s %9s%n", "on caller's connection", "threads",
-                "Java API jobs/s", "same SQL jobs/s", "bare insert jobs/s", "API/same", "API/bare");
-        for (boolean many : new boolean[] {false, true}) {
-            int jobs = many ? 1000 : 1;
-            for (int threads : new int[] {1, 4}) {
-                double api = 0;
-                double same = 0;
-                double bare = 0;
-                for (int r = 0; r < rounds; r++) {
-                    CallerConnection.emptyTables(jdbcUrl);
-                    api = Math.max(api, jobs * run(threads, seconds,
-                            many ? CallerConnection.apiMany(queue, jdbcUrl) : CallerConnection.apiSingle(queue, jdbcUrl)));
-                    CallerConnection.emptyTables(jdbcUrl);
-                    same = Math.max(same, jobs * run(threads, seconds,
-                            many ? CallerConnection.sameSqlMany(jdbcUrl) : CallerConnection.sameSqlSingle(jdbcUrl)));
-                    CallerConnection.emptyTables(jdbcUrl);
-                    bare = Math.max(bare, jobs * run(threads, seconds,
-                            many ? CallerConnection.bareMany(jdbcUrl) : CallerConnection.bareSingle(jdbcUrl)));
+    /** The PostgreSQL settings that decide what a commit costs. */
+    static String settings(String jdbcUrl) throws SQLException {
+        StringBuilder text = new StringBuilder();
+        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+            for (String name : new String[] {"fsync", "synchronous_commit", "shared_buffers"}) {
+                try (ResultSet r = s.executeQuery("SHOW " + name)) {
+                    r.next();
+                    text.append(text.length() == 0 ? "" : ", ").append(name).append('=').append(r.getString(1));
                 }
-                System.out.printf(Locale.ROOT, "%-22s %7d %15.0f %15.0f %18.0f %9.2f %9.2f%n",
-                        many ? "keyed, 1000 per commit" : "keyed, 1 per commit", threads, api, same, bare, api / same, api / bare);
             }
+        }
+        return text.toString();
+    }
+
+    /** Empties FlexiQ's jobs and the minimal table; for W2, then holds the keys it replays on both. */
+    static void emptyTables(FlexiQ queue, String jdbcUrl, Workload w) throws Exception {
+        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+            // CASCADE: the tables that reference jobs (checkpoints, redrives) are empty here anyway.
+            s.execute("TRUNCATE " + SCHEMA + ".jobs, " + MinimalSql.TABLE + " CASCADE");
+        }
+        if (w == Workload.W2_REPLAY) {
+            for (int k = 0; k < HELD_KEYS; k++) {
+                queue.enqueue(TASK, new Order(42, k), EnqueueOptions.builder().uniqueKey("hot-" + k).build());
+            }
+            MinimalSql.seedHeldKeys(jdbcUrl);
+        }
+    }
+
+    /** A rate, with the 1-minute load average read as its measurement ended. */
+    record Figure(double perSecond, double load) {}
+
+    interface Measurement {
+        double perSecond() throws Exception;
+    }
+
+    interface Setup {
+        void run() throws Exception;
+    }
+
+    /**
+     * Measures each side (null: not measured) once per round, in turn, each after {@code setup};
+     * returns each side's best figure (null for a side not measured).
+     */
+    static Figure[] best(int rounds, Setup setup, Measurement... sides) throws Exception {
+        Figure[] best = new Figure[sides.length];
+        for (int r = 0; r < rounds; r++) {
+            for (int i = 0; i < sides.length; i++) {
+                if (sides[i] == null) {
+                    continue;
+                }
+                setup.run();
+                double rate = sides[i].perSecond();
+                double load = loadAverage();
+                if (best[i] == null || rate > best[i].perSecond()) {
+                    best[i] = new Figure(rate, load);
+                }
+            }
+        }
+        return best;
+    }
+
+    static String cell(Figure f) {
+        return f == null ? "-" : String.format(Locale.ROOT, "%.0f (%.2f)", f.perSecond(), f.load());
+    }
+
+    static String ratio(Figure a, Figure b) {
+        return a == null || b == null ? "-" : String.format(Locale.ROOT, "%.2f", a.perSecond() / b.perSecond());
+    }
+
+    /** /proc/loadavg's three averages, or a note where there is none. */
+    static String loadAverages() {
+        try {
+            String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return fields[0] + " " + fields[1] + " " + fields[2];
+        } catch (IOException e) {
+            return "unknown (no /proc/loadavg)";
+        }
+    }
+
+    /** The 1-minute load average, or NaN where there is none. */
+    static double loadAverage() {
+        try {
+            return Double.parseDouble(loadAverages().split(" ")[0]);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
         }
     }
 
@@ -177,147 +255,35 @@ public final class EnqueueBench {
         }
     }
 
-    static Op apiSingle(FlexiQ queue, Mode mode) {
+    /** One thread's calls of the Java API for {@code w}. */
+    static Op apiOp(FlexiQ queue, Workload w) {
+        EnqueueOptions derived = EnqueueOptions.builder().idempotent(true).build();
         return () -> {
-            long n = SEQUENCE.incrementAndGet();
-            switch (mode) {
-                case FRESH_KEYED -> queue.enqueue(TASK, new Order(42, n), EnqueueOptions.builder().uniqueKey("fresh-" + n).build());
-                case REPLAYED_KEYED -> queue.enqueue(TASK, new Order(42, n % 100),
-                        EnqueueOptions.builder().uniqueKey("hot-" + (n % 100)).build());
-                case UNKEYED -> queue.enqueue(TASK, new Order(42, n));
-            }
-        };
-    }
-
-    static Op apiBatch(FlexiQ queue, boolean keyed) {
-        return () -> {
-            List<Order> orders = new ArrayList<>(1000);
-            long base = SEQUENCE.getAndAdd(1000);
-            for (int i = 0; i < 1000; i++) {
-                orders.add(new Order(42, base + i));
-            }
-            EnqueueOptions options = keyed ? EnqueueOptions.builder().idempotent(true).build() : EnqueueOptions.defaults();
-            queue.enqueueMany(TASK, orders, options);
-        };
-    }
-
-    /** The statements the native core runs, prepared on a plain JDBC connection, with the arrays the core would send. */
-    static final class RawSql implements AutoCloseable {
-        final Connection connection;
-        final CoreStatement keyed;
-        final CoreStatement unkeyed;
-
-        RawSql(String jdbcUrl) throws Exception {
-            this(DriverManager.getConnection(jdbcUrl));
-        }
-
-        /** The statements on {@code connection}, which this closes. */
-        RawSql(Connection connection) throws Exception {
-            this.connection = connection;
-            keyed = new CoreStatement(connection, "enqueue_keyed.sql", SCHEMA);
-            unkeyed = new CoreStatement(connection, "insert_unkeyed.sql", SCHEMA);
-        }
-
-        /**
-         * Sends entries (keys null for none, else distinct keys) as one statement. Returns how
-         * many jobs it created; a conflict (a key held for a different request) means these are
-         * not the jobs FlexiQ would send, and fails.
-         */
-        int send(List<byte[]> payloads, List<String> keys) throws Exception {
-            int n = payloads.size();
-            Integer[] order = new Integer[n];
-            byte[][] digests = new byte[n][];
-            for (int i = 0; i < n; i++) {
-                order[i] = i;
-                digests[i] = keys == null ? null : sha256(keys.get(i).getBytes(StandardCharsets.UTF_8));
-            }
-            if (keys != null) {
-                // Keys go in digest order, as the core sends them.
-                Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(digests[a], digests[b]));
-            }
-            CoreStatement st = keys == null ? unkeyed : keyed;
-            st.setArray(1, connection.createArrayOf("bytea", Arrays.stream(order).map(payloads::get).toArray(byte[][]::new)));
-            st.setArray(2, connection.createArrayOf("text", filled(n, "default")));
-            st.setArray(3, connection.createArrayOf("text", filled(n, TASK.name())));
-            st.setArray(4, connection.createArrayOf("int4", filled(n, 0)));
-            st.setArray(5, connection.createArrayOf("int8", new Long[n]));
-            st.setArray(6, connection.createArrayOf("int8", new Long[n]));
-            st.setArray(7, connection.createArrayOf("int4", filled(n, 20)));
-            st.setArray(8, connection.createArrayOf("int8", filled(n, 1_000L)));
-            st.setArray(9, connection.createArrayOf("int8", filled(n, 3_600_000L)));
-            st.setArray(10, connection.createArrayOf("float8", filled(n, 2.0)));
-            st.setArray(11, connection.createArrayOf("float8", filled(n, 0.1)));
-            st.setArray(12, connection.createArrayOf("int8", new Long[n]));
-            st.setArray(13, connection.createArrayOf("text", filled(n, "[]")));
-            st.setArray(14, connection.createArrayOf("int8", new Long[n]));
-            if (keys != null) {
-                st.setArray(15, connection.createArrayOf("text", filled(n, "default")));
-                st.setArray(16, connection.createArrayOf("bytea", Arrays.stream(order).map(i -> digests[i]).toArray(byte[][]::new)));
-                st.setArray(17, connection.createArrayOf("text", Arrays.stream(order).map(i -> preview(keys.get(i))).toArray()));
-                st.setArray(18, connection.createArrayOf("int4", Arrays.stream(order).map(i -> i + 1).toArray()));
-            }
-            int created = 0;
-            try (ResultSet r = st.prepared.executeQuery()) {
-                while (r.next()) {
-                    r.getLong(1);
-                    created += r.getBoolean(2) ? 1 : 0;
-                    String conflict = r.getString(3);
-                    if (conflict != null) {
-                        throw new IllegalStateException("the raw side asked for a different job than FlexiQ stored: " + conflict);
+            switch (w) {
+                case W1_FRESH -> {
+                    long n = SEQUENCE.incrementAndGet();
+                    queue.enqueue(TASK, new Order(42, n), EnqueueOptions.builder().uniqueKey("fresh-" + n).build());
+                }
+                case W2_REPLAY -> {
+                    long k = SEQUENCE.incrementAndGet() % HELD_KEYS;
+                    queue.enqueue(TASK, new Order(42, k), EnqueueOptions.builder().uniqueKey("hot-" + k).build());
+                }
+                case W3_UNKEYED -> queue.enqueue(TASK, new Order(42, SEQUENCE.incrementAndGet()));
+                case W4_UNKEYED, W4_KEYED -> {
+                    long base = SEQUENCE.getAndAdd(BATCH);
+                    List<Order> orders = new ArrayList<>(BATCH);
+                    for (int i = 0; i < BATCH; i++) {
+                        orders.add(new Order(42, base + i));
                     }
+                    queue.enqueueMany(TASK, orders, w == Workload.W4_KEYED ? derived : EnqueueOptions.defaults());
                 }
             }
-            return created;
-        }
-
-        private static Object[] filled(int n, Object value) {
-            Object[] values = new Object[n];
-            Arrays.fill(values, value);
-            return values;
-        }
-
-        private static String preview(String key) {
-            return key.substring(0, Math.min(8, key.length() / 3)) + "\u2026";
-        }
-
-        @Override
-        public void close() throws SQLException {
-            connection.close();
-        }
+        };
     }
 
+    /** The payload as FlexiQ stores an {@link Order}: canonical JSON. */
     static byte[] payload(long customer, long amount) {
         return ("{\"amountCents\":" + amount + ",\"customerId\":" + customer + "}").getBytes(StandardCharsets.UTF_8);
-    }
-
-    static OpFactory rawSingle(String jdbcUrl, Mode mode) {
-        return () -> {
-            RawSql sql = new RawSql(jdbcUrl);
-            return closing(sql, () -> {
-                long n = SEQUENCE.incrementAndGet();
-                switch (mode) {
-                    case FRESH_KEYED -> sql.send(List.of(payload(42, n)), List.of("fresh-" + n));
-                    case REPLAYED_KEYED -> sql.send(List.of(payload(42, n % 100)), List.of("hot-" + (n % 100)));
-                    case UNKEYED -> sql.send(List.of(payload(42, n)), null);
-                }
-            });
-        };
-    }
-
-    static OpFactory rawBatch(String jdbcUrl, boolean keyed) {
-        return () -> {
-            RawSql sql = new RawSql(jdbcUrl);
-            return closing(sql, () -> {
-                long base = SEQUENCE.getAndAdd(1000);
-                List<byte[]> payloads = new ArrayList<>(1000);
-                List<String> keys = new ArrayList<>(1000);
-                for (int i = 0; i < 1000; i++) {
-                    payloads.add(payload(42, base + i));
-                    keys.add("batch-" + (base + i));
-                }
-                sql.send(payloads, keyed ? keys : null);
-            });
-        };
     }
 
     static byte[] sha256(byte[] bytes) throws Exception {
