@@ -24,7 +24,9 @@ final class CoreStatement implements AutoCloseable {
     private final List<Integer> numbers = new ArrayList<>();
 
     CoreStatement(Connection connection, String file, String schema) throws Exception {
-        String sql = Files.readString(SQL.resolve(file)).replace("{schema}", schema);
+        // As the core runs its statements on an application's connection: new jobs are
+        // announced within the statement.
+        String sql = Files.readString(SQL.resolve(file)).replace("{schema}", schema).replace("{announce}", "true");
         // Comments go first: their $n are not parameters.
         sql = sql.replaceAll("(?m)--.*$", "");
         Matcher m = Pattern.compile("\\$(\\d+)").matcher(sql);

@@ -8,26 +8,34 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * FlexiQ's keyed enqueue statement ({@code enqueue_keyed.sql}, read at run time), prepared on a
- * plain JDBC connection, with the arrays the core would send built by hand: "the same SQL" of
+ * FlexiQ's keyed enqueue statements ({@code enqueue_one_keyed.sql} for one job,
+ * {@code enqueue_keyed.sql} for a batch, read at run time), prepared on a plain JDBC
+ * connection, with the arrays the core would send built by hand: "the same SQL" of
  * {@link CallerConnection}.
  */
 final class SameSql implements AutoCloseable {
-    private static final String FILE = "enqueue_keyed.sql";
     /** The parameters {@link #send} binds: the fourteen job columns, then the keys' four. */
     private static final int PARAMETERS = 18;
 
     final Connection connection;
+    private final CoreStatement one;
     private final CoreStatement keyed;
 
-    /** The statement on {@code connection}, which this closes. */
+    /** The statements on {@code connection}, which this closes. */
     SameSql(Connection connection) throws Exception {
         this.connection = connection;
-        keyed = new CoreStatement(connection, FILE, EnqueueBench.SCHEMA);
-        if (keyed.parameterCount() != PARAMETERS) {
-            throw new IllegalStateException(FILE + " now takes " + keyed.parameterCount() + " parameters where the"
+        one = statement(connection, "enqueue_one_keyed.sql");
+        keyed = statement(connection, "enqueue_keyed.sql");
+    }
+
+    private static CoreStatement statement(Connection connection, String file) throws Exception {
+        CoreStatement st = new CoreStatement(connection, file, EnqueueBench.SCHEMA);
+        if (st.parameterCount() != PARAMETERS) {
+            st.close();
+            throw new IllegalStateException(file + " now takes " + st.parameterCount() + " parameters where the"
                     + " benchmark binds " + PARAMETERS + ": make SameSql.send bind what the statement takes");
         }
+        return st;
     }
 
     /**
@@ -45,7 +53,7 @@ final class SameSql implements AutoCloseable {
         }
         // Keys go in digest order, as the core sends them.
         Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(digests[a], digests[b]));
-        CoreStatement st = keyed;
+        CoreStatement st = n == 1 ? one : keyed;
         st.setArray(1, connection.createArrayOf("bytea", Arrays.stream(order).map(payloads::get).toArray(byte[][]::new)));
         st.setArray(2, connection.createArrayOf("text", filled(n, "default")));
         st.setArray(3, connection.createArrayOf("text", filled(n, EnqueueBench.TASK.name())));
