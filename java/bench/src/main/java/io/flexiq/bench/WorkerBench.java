@@ -5,6 +5,8 @@ import io.flexiq.FlexiQ;
 import io.flexiq.Task;
 import io.flexiq.Worker;
 import io.flexiq.test.PostgresServer;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.sql.Array;
 import java.sql.Connection;
@@ -22,12 +24,17 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
  * Workers, measured on one private PostgreSQL with durable commits: enqueue-to-start latency
  * with an idle worker (woken by PostgreSQL's notification), and claimed-and-completed jobs per
  * second with no-op handlers in one and two worker processes, beside the same claim and complete
  * statements driven over JDBC (no JNI, no Java worker) on as many connections.
+ *
+ * <p>Then one worker process started on a backlog inserted and analyzed before it, beside the
+ * same statements over JDBC on one connection: the jobs per throughput run, and any backlogs
+ * listed in {@code -Dflexiq.bench.backlogs=1000000}.
  *
  * <p>Arguments (optional): jobs per throughput run (default 50000), latency samples (default 300).
  */
@@ -60,9 +67,19 @@ public final class WorkerBench {
                     "FlexiQ jobs/s", "raw SQL jobs/s", "ratio");
             for (int processes : new int[] {1, 2}) {
                 double api = workerProcesses(queue, pg, jobs, processes);
-                double raw = rawClaimAndComplete(queue, pg, jobs, processes);
-                System.out.printf(Locale.ROOT, "%-34s %12.0f %12.0f %7.2f%n",
-                        processes + (processes == 1 ? " worker process" : " worker processes"), api, raw, api / raw);
+                double raw = rawClaimAndComplete(queue, pg, jobs, processes, false);
+                System.out.printf(Locale.ROOT, "%-34s %12.0f %12.0f %7.2f   load %s%n",
+                        processes + (processes == 1 ? " worker process" : " worker processes"), api, raw, api / raw,
+                        loadAverage());
+            }
+            // What a service meets after an outage or a burst: the jobs wait, autovacuum analyzes
+            // the table, and only then does a worker start.
+            for (int backlog : backlogs(jobs)) {
+                double api = backlogDrained(queue, pg, backlog);
+                double raw = rawClaimAndComplete(queue, pg, backlog, 1, true);
+                System.out.printf(Locale.ROOT, "%-34s %12.0f %12.0f %7.2f   load %s%n",
+                        String.format(Locale.ROOT, "%,d analyzed, then 1 process", backlog), api, raw, api / raw,
+                        loadAverage());
             }
         }
     }
@@ -100,11 +117,7 @@ public final class WorkerBench {
     static double workerProcesses(FlexiQ queue, PostgresServer pg, int jobs, int processes) throws Exception {
         List<Process> children = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
-            children.add(new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Dflexiq.bench.concurrency=" + CONCURRENCY, "-Dflexiq.bench.prefetch=" + PREFETCH, "-Dflexiq.bench.claimBatch=" + CLAIM_BATCH,
-                    "-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child", pg.url())
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start());
+            children.add(startChild(pg));
         }
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
             // Warm-up: the workers' JIT compilation is not what is measured.
@@ -114,23 +127,70 @@ public final class WorkerBench {
             // claim to the last completion.
             fill(queue, pg, jobs, Instant.now().plusSeconds(2));
             waitUntil(c, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state <> 'completed'", 0);
-            long started = -1;
-            long ended = -1;
-            while (ended < 0) {
-                try (Statement s = c.createStatement();
-                        ResultSet r = s.executeQuery("SELECT (extract(epoch FROM min(started_at)) * 1e6)::bigint,"
-                                + " (extract(epoch FROM max(finished_at)) * 1e6)::bigint FROM " + SCHEMA + ".jobs")) {
-                    r.next();
-                    started = r.getLong(1);
-                    ended = r.getLong(2);
-                }
-            }
-            return jobs / ((ended - started) / 1e6);
+            return jobs / drainSeconds(c);
         } finally {
             for (Process p : children) {
                 p.getOutputStream().close();
                 p.waitFor(60, TimeUnit.SECONDS);
             }
+        }
+    }
+
+    /** The backlogs drained by a worker started after them: {@code jobs}, and any listed in {@code flexiq.bench.backlogs}. */
+    static int[] backlogs(int jobs) {
+        String more = System.getProperty("flexiq.bench.backlogs", "");
+        return Stream.concat(Stream.of(String.valueOf(jobs)),
+                        Arrays.stream(more.split(",")).map(String::trim).filter(b -> !b.isEmpty()))
+                .mapToInt(Integer::parseInt).toArray();
+    }
+
+    /**
+     * Jobs per second for one worker process started after {@code jobs} due jobs were enqueued
+     * and the table analyzed, from its first claim to its last completion (its JIT warm-up
+     * included, as a worker starting on a backlog meets it).
+     */
+    static double backlogDrained(FlexiQ queue, PostgresServer pg, int jobs) throws Exception {
+        fill(queue, pg, jobs, Instant.now());
+        try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
+            try (Statement s = c.createStatement()) {
+                s.execute("ANALYZE " + SCHEMA + ".jobs");
+            }
+            Process child = startChild(pg);
+            try {
+                waitUntil(c, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state <> 'completed'", 0);
+            } finally {
+                child.getOutputStream().close();
+                child.waitFor(60, TimeUnit.SECONDS);
+            }
+            return jobs / drainSeconds(c);
+        }
+    }
+
+    /** Seconds from the first claim to the last completion of the jobs in the table. */
+    private static double drainSeconds(Connection c) throws Exception {
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT extract(epoch FROM max(finished_at) - min(started_at)) FROM "
+                        + SCHEMA + ".jobs")) {
+            r.next();
+            return r.getDouble(1);
+        }
+    }
+
+    private static Process startChild(PostgresServer pg) throws Exception {
+        return new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dflexiq.bench.concurrency=" + CONCURRENCY, "-Dflexiq.bench.prefetch=" + PREFETCH, "-Dflexiq.bench.claimBatch=" + CLAIM_BATCH,
+                "-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child", pg.url())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+    }
+
+    /** The machine's load averages over 1, 5 and 15 minutes, as the kernel reports them. */
+    static String loadAverage() {
+        try {
+            String[] parts = Files.readString(Paths.get("/proc/loadavg")).split(" ");
+            return parts[0] + " " + parts[1] + " " + parts[2];
+        } catch (IOException e) {
+            return "unknown";
         }
     }
 
@@ -153,10 +213,17 @@ public final class WorkerBench {
 
     /**
      * Jobs per second for the same claim and complete statements over JDBC, on {@code threads}
-     * connections, each claiming a batch and completing it in one statement.
+     * connections, each claiming a batch and completing it in one statement; the table analyzed
+     * first if {@code analyzed}.
      */
-    static double rawClaimAndComplete(FlexiQ queue, PostgresServer pg, int jobs, int threads) throws Exception {
+    static double rawClaimAndComplete(FlexiQ queue, PostgresServer pg, int jobs, int threads, boolean analyzed)
+            throws Exception {
         fill(queue, pg, jobs, Instant.now());
+        if (analyzed) {
+            try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement s = c.createStatement()) {
+                s.execute("ANALYZE " + SCHEMA + ".jobs");
+            }
+        }
         AtomicInteger done = new AtomicInteger();
         List<Thread> drainers = new ArrayList<>();
         long start = System.nanoTime();
