@@ -244,10 +244,9 @@ class ConnectionEnqueueTest {
             assertTrue(failure instanceof TransactionRetryException, String.valueOf(failure));
             second.rollback();
         }
-        assertEquals(1, TestDatabase.scalar("SELECT count(*) FROM " + queue.schema() + ".jobs WHERE key_preview = '"
-                + queue.getJob(committedId).orElseThrow().keyPreview().orElseThrow() + "' AND task = 'charge_customer'"
-                + " AND payload = (SELECT payload FROM " + queue.schema() + ".jobs WHERE id = " + committedId + ")"
-                + " AND key_digest = (SELECT key_digest FROM " + queue.schema() + ".jobs WHERE id = " + committedId + ")"));
+        String jobs = queue.schema() + ".jobs";
+        assertEquals(1, TestDatabase.scalar("SELECT count(*) FROM " + jobs + " WHERE key_digest = (SELECT key_digest FROM "
+                + jobs + " WHERE id = " + committedId + ")"), "one job for the key");
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Every native method of FlexiQ, and the layout of each call's request and response.
@@ -194,28 +195,27 @@ public final class NativeBridge {
                 String type = r.string();
                 int count = r.i32();
                 Object[] elements = switch (type) {
-                    case "bytea" -> new byte[count][];
-                    case "text" -> new String[count];
-                    case "int4" -> new Integer[count];
-                    case "int8" -> new Long[count];
-                    case "float8" -> new Double[count];
+                    case "bytea" -> fill(new byte[count][], r::bytes);
+                    case "text" -> fill(new String[count], r::string);
+                    case "int4" -> fill(new Integer[count], () -> r.bool() ? Integer.valueOf(r.i32()) : null);
+                    case "int8" -> fill(new Long[count], r::optI64);
+                    case "float8" -> fill(new Double[count], () -> r.bool() ? Double.valueOf(r.f64()) : null);
                     default -> throw new IllegalStateException("unknown parameter type " + type
                             + "; the FlexiQ jar and its native library must come from one build");
                 };
-                for (int e = 0; e < count; e++) {
-                    elements[e] = switch (type) {
-                        case "bytea" -> r.bytes();
-                        case "text" -> r.string();
-                        case "int4" -> r.bool() ? Integer.valueOf(r.i32()) : null;
-                        case "int8" -> r.optI64();
-                        default -> r.bool() ? Double.valueOf(r.f64()) : null;
-                    };
-                }
                 params.add(new Parameter(type, elements));
             }
             return new EnqueueStatement(sql, params, r.i64());
         }
 
+
+        /** Reads every element of one parameter. */
+        private static <T> T[] fill(T[] elements, Supplier<T> next) {
+            for (int i = 0; i < elements.length; i++) {
+                elements[i] = next.get();
+            }
+            return elements;
+        }
 
         private byte[] complete() {
             if (added != size) {
