@@ -1,13 +1,7 @@
 -- Running jobs. A running job is held under a lease that its worker extends while the handler
 -- runs; once the lease has passed, the job goes back to the queue (or to the dead letters, when
--- its attempts are spent). A job has a lease exactly while it runs.
-ALTER TABLE {schema}.jobs ADD CONSTRAINT jobs_leased_while_running
-    CHECK ((state = 'running') = (lease_expires_at IS NOT NULL));
--- Leases, for finding those that passed. The index is on leases rather than on running jobs so
--- that no statement naming a job by id can scan it: statistics taken while few jobs ran make
--- an index of running jobs look empty, and a cached plan would then read every running job for
--- each id (the statements that look for leases name lease_expires_at themselves).
-CREATE INDEX jobs_leases ON {schema}.jobs (lease_expires_at) WHERE lease_expires_at IS NOT NULL;
+-- its attempts are spent).
+CREATE INDEX jobs_leases ON {schema}.jobs (lease_expires_at) WHERE state = 'running';
 
 -- Checkpoints: small values a handler stores under a name while a job runs, read back by later
 -- attempts of the same job. They go with their job.
