@@ -20,3 +20,7 @@ CREATE INDEX jobs_leases ON {schema}.jobs (lease_expires_at) WHERE lease_expires
 ALTER TABLE {schema}.jobs ADD CONSTRAINT jobs_leased_while_running
     CHECK ((state = 'running') = (lease_expires_at IS NOT NULL)) NOT VALID;
 ALTER TABLE {schema}.jobs VALIDATE CONSTRAINT jobs_leased_while_running;
+
+-- Leases by claim, for a worker that lost a claim's answer (recover_claim): without it, a
+-- table analyzed while most jobs ran, or not analyzed at all, is read whole to find them.
+CREATE INDEX jobs_claims ON {schema}.jobs (claim_token) WHERE lease_expires_at IS NOT NULL;

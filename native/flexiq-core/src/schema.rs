@@ -30,7 +30,7 @@ const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 3,
-        description: "leases indexed by lease, and held exactly while running",
+        description: "leases indexed by lease and by claim, and held exactly while running",
         sql: include_str!("../migrations/0003_leases.sql"),
     },
 ];

@@ -71,7 +71,7 @@ async fn a_schema_holding_jobs_in_every_state_is_upgraded_with_its_jobs_intact()
     );
     assert!(before.contains("4 running 1 lease") && before.contains("8 completed 1 lease"));
 
-    // The constraint holds, checked; the lease index covers leases.
+    // The constraint holds, checked; the lease indexes cover leased jobs only.
     assert_eq!(
         common::scalar(
             &client,
@@ -87,7 +87,13 @@ async fn a_schema_holding_jobs_in_every_state_is_upgraded_with_its_jobs_intact()
         "SELECT pg_get_indexdef('{schema}.jobs_leases'::regclass)"
     )
     .await
-    .ends_with("WHERE (lease_expires_at IS NOT NULL)"));
+    .ends_with("(lease_expires_at) WHERE (lease_expires_at IS NOT NULL)"));
+    assert!(common::text(
+        &client,
+        "SELECT pg_get_indexdef('{schema}.jobs_claims'::regclass)"
+    )
+    .await
+    .ends_with("(claim_token) WHERE (lease_expires_at IS NOT NULL)"));
 
     // The upgraded schema works: the running job completes, a lease cannot outlive its run.
     let done = client
