@@ -1,7 +1,10 @@
 -- Claims up to $3 due jobs of the queues in $1 whose task is in $2, each under a lease of $4
 -- milliseconds, marked with claim token $5: by priority, then due time. Each queue is read in
 -- the order of its jobs_due index, so that a claim reads about as many rows as it takes; SKIP
--- LOCKED lets concurrent claimers pass each other's rows.
+-- LOCKED lets concurrent claimers pass each other's rows. The claimed ids reach the update as
+-- an array, so that every plan, whatever the statistics, updates them by primary key (a join
+-- on the claimed rows lets a cached generic plan, guessing their number from LIMIT $3, hash
+-- the whole table); the jobs come back in claim order.
 WITH next AS (
     SELECT c.id
       FROM unnest($1::text[]) AS q(name),
@@ -16,10 +19,13 @@ WITH next AS (
                        FOR UPDATE SKIP LOCKED) c
      ORDER BY c.priority DESC, c.run_at, c.id
      LIMIT $3
+), claimed AS (
+    UPDATE {schema}.jobs j
+       SET state = 'running', attempt = j.attempt + 1, started_at = now(),
+           lease_expires_at = now() + $4 * interval '1 millisecond', claim_token = $5
+     WHERE j.id = ANY (ARRAY(SELECT n.id FROM next n))
+    RETURNING j.id, j.queue, j.task, j.payload, j.attempt, j.max_attempts, j.timeout_ms, j.priority, j.run_at
 )
-UPDATE {schema}.jobs j
-   SET state = 'running', attempt = j.attempt + 1, started_at = now(),
-       lease_expires_at = now() + $4 * interval '1 millisecond', claim_token = $5
-  FROM next
- WHERE j.id = next.id
-RETURNING j.id, j.queue, j.task, j.payload, j.attempt, j.max_attempts, j.timeout_ms
+SELECT c.id, c.queue, c.task, c.payload, c.attempt, c.max_attempts, c.timeout_ms
+  FROM claimed c
+ ORDER BY c.priority DESC, c.run_at, c.id

@@ -1,7 +1,15 @@
 -- Completes the jobs of the attempts ($1 job ids, $2 attempt numbers) that still hold them;
 -- returns their ids. Completing releases each job's key (trigger jobs_release_key).
+WITH held AS (
+    -- Locked in id order, so that statements over overlapping jobs (completions, lease
+    -- extensions, give-backs) wait for each other instead of deadlocking.
+    SELECT j.id
+      FROM unnest($1::bigint[], $2::integer[]) AS t(id, attempt)
+      JOIN {schema}.jobs j ON j.id = t.id AND j.attempt = t.attempt AND j.state = 'running'
+     ORDER BY j.id
+       FOR UPDATE OF j
+)
 UPDATE {schema}.jobs j
    SET state = 'completed', finished_at = now(), lease_expires_at = NULL
-  FROM unnest($1::bigint[], $2::integer[]) AS t(id, attempt)
- WHERE j.id = t.id AND j.attempt = t.attempt AND j.state = 'running'
+ WHERE j.id = ANY (ARRAY(SELECT h.id FROM held h))
 RETURNING j.id

@@ -28,6 +28,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "leases, checkpoints and redrives of running jobs",
         sql: include_str!("../migrations/0002_running.sql"),
     },
+    Migration {
+        version: 3,
+        description: "leases indexed by lease and by claim, and held exactly while running",
+        sql: include_str!("../migrations/0003_leases.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,

@@ -5,13 +5,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * Runs a worker's claimed attempts on its handler threads, each under its job's timeout, and
  * hands how they ended to the {@link OutcomeRecorder}. Attempts of one job never overlap here:
  * a new attempt waits while an earlier attempt's thread still runs (a handler that ignores
- * interruption). Each attempt's handler slot is released once its thread is done with it.
+ * interruption). Each attempt's slot is freed once its thread is done with it and its outcome is
+ * recorded (see {@link HeldAttempts}).
  */
 final class AttemptRunner {
     /** The runner whose handler the current thread runs, if any. */
@@ -29,9 +28,8 @@ final class AttemptRunner {
     private final WorkerStore store;
     private final PayloadSerializer serializer;
     /** Attempts whose lease the worker keeps; a dispatched attempt joins them. */
-    private final Set<HeldAttempt> held;
+    private final HeldAttempts held;
     private final OutcomeRecorder outcomes;
-    private final Semaphore slots;
     /** By job id: the attempt queued for or running on a handler thread. Guarded by itself. */
     private final Map<Long, HeldAttempt> busy = new LinkedHashMap<>();
     /** By job id: a new attempt waiting for an earlier attempt's thread to end. Guarded by {@link #busy}. */
@@ -40,13 +38,12 @@ final class AttemptRunner {
     /** Only interrupts: never waits on PostgreSQL, so timeouts fire whatever the database does. */
     private final ScheduledExecutorService timeouts;
 
-    AttemptRunner(WorkerStore store, PayloadSerializer serializer, Set<HeldAttempt> held, OutcomeRecorder outcomes,
-            Semaphore slots, int concurrency, ThreadFactory handlerThreads, ThreadFactory timeoutThread) {
+    AttemptRunner(WorkerStore store, PayloadSerializer serializer, HeldAttempts held, OutcomeRecorder outcomes,
+            int concurrency, ThreadFactory handlerThreads, ThreadFactory timeoutThread) {
         this.store = store;
         this.serializer = serializer;
         this.held = held;
         this.outcomes = outcomes;
-        this.slots = slots;
         this.handlerThreads = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), handlerThreads);
         this.timeouts = Executors.newSingleThreadScheduledExecutor(timeoutThread);
@@ -86,6 +83,7 @@ final class AttemptRunner {
             deferred.clear();
         }
         outcomes.giveBack(settled(waiting));
+        waiting.forEach(held::handlerDone);
         handlerThreads.shutdown();
     }
 
@@ -136,7 +134,7 @@ final class AttemptRunner {
                 busy.remove(a.id);
             }
             outcomes.giveBack(settled(List.of(a)));
-            slots.release();
+            held.handlerDone(a);
         }
     }
 
@@ -196,7 +194,7 @@ final class AttemptRunner {
         if (next != null) {
             execute(next);
         }
-        slots.release();
+        held.handlerDone(a);
     }
 
     private void timeOut(HeldAttempt a) {

@@ -2,6 +2,7 @@ package io.flexiq;
 
 import java.util.Collection;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One claimed attempt of a job, from its claim until its outcome is recorded, it is given back,
@@ -21,6 +22,11 @@ final class HeldAttempt {
     final TaskHandler<?> handler;
     final byte[] payload;
     private final AtomicBoolean settled = new AtomicBoolean();
+    /**
+     * What must happen before its worker slot is free: its handler thread done with it, and it
+     * let go of by {@link HeldAttempts}.
+     */
+    private final AtomicInteger toFree = new AtomicInteger(2);
     /** The handler thread while the handler runs; guarded by this. */
     private Thread runner;
 
@@ -38,6 +44,11 @@ final class HeldAttempt {
     /** Decides this attempt's outcome; true for the one caller that gets to. */
     boolean settle() {
         return settled.compareAndSet(false, true);
+    }
+
+    /** Counts one of the two things its slot waits for; true for the last. */
+    boolean freeOnce() {
+        return toFree.decrementAndGet() == 0;
     }
 
     boolean settled() {

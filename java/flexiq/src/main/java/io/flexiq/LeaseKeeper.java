@@ -1,6 +1,5 @@
 package io.flexiq;
 
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -19,12 +18,12 @@ final class LeaseKeeper {
     private static final System.Logger LOG = System.getLogger(Worker.class.getName());
 
     private final WorkerStore store;
-    private final Set<HeldAttempt> held;
+    private final HeldAttempts held;
     private final long leaseMillis;
     private final ScheduledExecutorService thread;
     private final Trouble trouble = new Trouble("extending the leases of running jobs");
 
-    LeaseKeeper(WorkerStore store, Set<HeldAttempt> held, long leaseMillis, ThreadFactory threads) {
+    LeaseKeeper(WorkerStore store, HeldAttempts held, long leaseMillis, ThreadFactory threads) {
         this.store = store;
         this.held = held;
         this.leaseMillis = leaseMillis;
@@ -41,7 +40,7 @@ final class LeaseKeeper {
     }
 
     private void extend() {
-        List<HeldAttempt> snapshot = new ArrayList<>(held);
+        List<HeldAttempt> snapshot = held.snapshot();
         if (snapshot.isEmpty()) {
             return;
         }

@@ -30,7 +30,7 @@ final class OutcomeRecorder implements Runnable {
     private record Outcome(HeldAttempt attempt, Kind kind, String error) {}
 
     private final WorkerStore store;
-    private final Set<HeldAttempt> held;
+    private final HeldAttempts held;
     private final LinkedBlockingQueue<Outcome> arrived = new LinkedBlockingQueue<>();
     private final List<HeldAttempt> completions = new ArrayList<>();
     private final List<Outcome> failures = new ArrayList<>();
@@ -39,7 +39,7 @@ final class OutcomeRecorder implements Runnable {
     private volatile boolean stopping;
     private volatile long stopByNanos;
 
-    OutcomeRecorder(WorkerStore store, Set<HeldAttempt> held) {
+    OutcomeRecorder(WorkerStore store, HeldAttempts held) {
         this.store = store;
         this.held = held;
     }

@@ -5,8 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,11 +68,10 @@ public final class Worker implements AutoCloseable {
         this.shutdownTimeout = b.shutdownTimeout;
         int capacity = b.concurrency + b.prefetch;
         Semaphore slots = new Semaphore(capacity);
-        // Attempts whose lease this worker keeps: claimed, and not yet recorded, given back or lost.
-        Set<HeldAttempt> held = ConcurrentHashMap.newKeySet();
+        HeldAttempts held = new HeldAttempts(slots);
         this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"));
         this.outcomes = new OutcomeRecorder(store, held);
-        this.runner = new AttemptRunner(store, b.client.serializer(), held, outcomes, slots, b.concurrency,
+        this.runner = new AttemptRunner(store, b.client.serializer(), held, outcomes, b.concurrency,
                 threads(name + "-handler"), threads(name + "-timeouts"));
         String[] tasks = b.handlers.keySet().toArray(new String[0]);
         this.claimer = new Claimer(store, b.queues.toArray(new String[0]), tasks,

@@ -311,6 +311,41 @@ class WorkerLogicTest {
         assertEquals(List.of(new Attempt(id, 2)), store.completions());
     }
 
+    @Test
+    void aSlotIsFreeOnlyOnceItsAttemptsOutcomeIsRecorded() throws Exception {
+        List<Long> ids = List.of(store.add("echo", "a"), store.add("echo", "b"), store.add("echo", "c"));
+        AtomicInteger claimed = new AtomicInteger();
+        AtomicInteger completed = new AtomicInteger();
+        AtomicInteger mostOutstanding = new AtomicInteger();
+        // Completions that take a while, as over a busy database: the slot of a handler that
+        // returned must wait for them.
+        WorkerStore slowCompletions = new ForwardingStore(store) {
+            @Override
+            public int claim(String[] queues, String[] tasks, int limit, long leaseMillis, long token,
+                    ClaimBuffer out) {
+                int got = super.claim(queues, tasks, limit, leaseMillis, token, out);
+                mostOutstanding.accumulateAndGet(claimed.addAndGet(got) - completed.get(), Math::max);
+                return got;
+            }
+
+            @Override
+            public long[] complete(long[] ids, int[] attempts) {
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                long[] done = super.complete(ids, attempts);
+                completed.addAndGet(done.length);
+                return done;
+            }
+        };
+        worker = worker((payload, job) -> {}).concurrency(1).prefetch(0).build(slowCompletions).start();
+        await("the three jobs to complete", () -> ids.stream().allMatch(id -> store.state(id) == State.COMPLETED));
+        worker.close();
+        assertEquals(1, mostOutstanding.get(), "claimed attempts whose completion was not recorded yet");
+    }
+
     /** Waits for {@code latch}, ignoring interrupts, as a badly behaved handler does. */
     private static void awaitIgnoringInterrupts(CountDownLatch latch) {
         while (true) {

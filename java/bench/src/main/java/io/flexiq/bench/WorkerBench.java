@@ -5,10 +5,12 @@ import io.flexiq.FlexiQ;
 import io.flexiq.Task;
 import io.flexiq.Worker;
 import io.flexiq.test.PostgresServer;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Paths;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -19,15 +21,20 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 /**
  * Workers, measured on one private PostgreSQL with durable commits: enqueue-to-start latency
  * with an idle worker (woken by PostgreSQL's notification), and claimed-and-completed jobs per
- * second with no-op handlers in one and two worker processes, beside the same claim and complete
- * statements driven over JDBC (no JNI, no Java worker) on as many connections.
+ * second with no-op handlers in one and two worker processes, then one worker process started on
+ * a backlog inserted and analyzed before it (the jobs per throughput run, and any backlogs listed
+ * in {@code -Dflexiq.bench.backlogs=1000000}). Each beside the claim-and-complete limit on the
+ * same jobs: a bare claim of a batch ({@code UPDATE ... WHERE id IN (SELECT id ... FOR UPDATE
+ * SKIP LOCKED LIMIT 100) RETURNING}) and the completion of that batch in one statement, over
+ * JDBC (no JNI, no Java worker) on {@value #CONNECTIONS_PER_PROCESS} connections per worker
+ * process, as a worker claims on one connection while it records outcomes on another.
  *
  * <p>Arguments (optional): jobs per throughput run (default 50000), latency samples (default 300).
  */
@@ -40,6 +47,10 @@ public final class WorkerBench {
     private static final int CONCURRENCY = Integer.getInteger("flexiq.bench.concurrency", 8);
     private static final int PREFETCH = Integer.getInteger("flexiq.bench.prefetch", 100);
     private static final int CLAIM_BATCH = Integer.getInteger("flexiq.bench.claimBatch", 100);
+    /** Connections the limit runs on per worker process. */
+    static final int CONNECTIONS_PER_PROCESS = 2;
+    private static final String LABEL = "%-46s %12s %12s %7s%n";
+    private static final String ROW = "%-46s %12.0f %12.0f %7.2f   load %s%n";
 
     private WorkerBench() {}
 
@@ -56,13 +67,21 @@ public final class WorkerBench {
             System.out.printf(Locale.ROOT, "FlexiQ worker benchmark: %d cores, PostgreSQL with fsync and"
                     + " synchronous_commit on%n%n", Runtime.getRuntime().availableProcessors());
             latency(queue, samples);
-            System.out.printf(Locale.ROOT, "%n%-34s %12s %12s %7s%n", "claimed and completed, no-op handler",
-                    "FlexiQ jobs/s", "raw SQL jobs/s", "ratio");
+            System.out.printf(Locale.ROOT, "%n" + LABEL, "claimed and completed, no-op handler",
+                    "FlexiQ jobs/s", "limit jobs/s", "ratio");
             for (int processes : new int[] {1, 2}) {
                 double api = workerProcesses(queue, pg, jobs, processes);
-                double raw = rawClaimAndComplete(queue, pg, jobs, processes);
-                System.out.printf(Locale.ROOT, "%-34s %12.0f %12.0f %7.2f%n",
-                        processes + (processes == 1 ? " worker process" : " worker processes"), api, raw, api / raw);
+                double raw = claimAndCompleteLimit(queue, pg, jobs, processes, false);
+                System.out.printf(Locale.ROOT, ROW, processes + (processes == 1 ? " worker process, fresh table"
+                        : " worker processes, fresh table"), api, raw, api / raw, loadAverage());
+            }
+            // What a service meets after an outage or a burst: the jobs wait, autovacuum analyzes
+            // the table, and only then does a worker start.
+            for (int backlog : backlogs(jobs)) {
+                double api = backlogDrained(queue, pg, backlog);
+                double raw = claimAndCompleteLimit(queue, pg, backlog, 1, true);
+                System.out.printf(Locale.ROOT, ROW, String.format(Locale.ROOT,
+                        "%,d inserted and analyzed, then 1 process", backlog), api, raw, api / raw, loadAverage());
             }
         }
     }
@@ -100,11 +119,7 @@ public final class WorkerBench {
     static double workerProcesses(FlexiQ queue, PostgresServer pg, int jobs, int processes) throws Exception {
         List<Process> children = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
-            children.add(new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Dflexiq.bench.concurrency=" + CONCURRENCY, "-Dflexiq.bench.prefetch=" + PREFETCH, "-Dflexiq.bench.claimBatch=" + CLAIM_BATCH,
-                    "-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child", pg.url())
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start());
+            children.add(startChild(pg));
         }
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
             // Warm-up: the workers' JIT compilation is not what is measured.
@@ -114,23 +129,70 @@ public final class WorkerBench {
             // claim to the last completion.
             fill(queue, pg, jobs, Instant.now().plusSeconds(2));
             waitUntil(c, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state <> 'completed'", 0);
-            long started = -1;
-            long ended = -1;
-            while (ended < 0) {
-                try (Statement s = c.createStatement();
-                        ResultSet r = s.executeQuery("SELECT (extract(epoch FROM min(started_at)) * 1e6)::bigint,"
-                                + " (extract(epoch FROM max(finished_at)) * 1e6)::bigint FROM " + SCHEMA + ".jobs")) {
-                    r.next();
-                    started = r.getLong(1);
-                    ended = r.getLong(2);
-                }
-            }
-            return jobs / ((ended - started) / 1e6);
+            return jobs / drainSeconds(c);
         } finally {
             for (Process p : children) {
                 p.getOutputStream().close();
                 p.waitFor(60, TimeUnit.SECONDS);
             }
+        }
+    }
+
+    /** The backlogs drained by a worker started after them: {@code jobs}, and any listed in {@code flexiq.bench.backlogs}. */
+    static int[] backlogs(int jobs) {
+        String more = System.getProperty("flexiq.bench.backlogs", "");
+        return Stream.concat(Stream.of(String.valueOf(jobs)),
+                        Arrays.stream(more.split(",")).map(String::trim).filter(b -> !b.isEmpty()))
+                .mapToInt(Integer::parseInt).toArray();
+    }
+
+    /**
+     * Jobs per second for one worker process started after {@code jobs} due jobs were enqueued
+     * and the table analyzed, from its first claim to its last completion (its JIT warm-up
+     * included, as a worker starting on a backlog meets it).
+     */
+    static double backlogDrained(FlexiQ queue, PostgresServer pg, int jobs) throws Exception {
+        fill(queue, pg, jobs, Instant.now());
+        try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
+            try (Statement s = c.createStatement()) {
+                s.execute("ANALYZE " + SCHEMA + ".jobs");
+            }
+            Process child = startChild(pg);
+            try {
+                waitUntil(c, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state <> 'completed'", 0);
+            } finally {
+                child.getOutputStream().close();
+                child.waitFor(60, TimeUnit.SECONDS);
+            }
+            return jobs / drainSeconds(c);
+        }
+    }
+
+    /** Seconds from the first claim to the last completion of the jobs in the table. */
+    private static double drainSeconds(Connection c) throws Exception {
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT extract(epoch FROM max(finished_at) - min(started_at)) FROM "
+                        + SCHEMA + ".jobs")) {
+            r.next();
+            return r.getDouble(1);
+        }
+    }
+
+    private static Process startChild(PostgresServer pg) throws Exception {
+        return new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dflexiq.bench.concurrency=" + CONCURRENCY, "-Dflexiq.bench.prefetch=" + PREFETCH, "-Dflexiq.bench.claimBatch=" + CLAIM_BATCH,
+                "-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child", pg.url())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+    }
+
+    /** The machine's load averages over 1, 5 and 15 minutes, as the kernel reports them. */
+    static String loadAverage() {
+        try {
+            String[] parts = Files.readString(Paths.get("/proc/loadavg")).split(" ");
+            return parts[0] + " " + parts[1] + " " + parts[2];
+        } catch (IOException e) {
+            return "unknown";
         }
     }
 
@@ -152,45 +214,47 @@ public final class WorkerBench {
     }
 
     /**
-     * Jobs per second for the same claim and complete statements over JDBC, on {@code threads}
-     * connections, each claiming a batch and completing it in one statement.
+     * The claim-and-complete limit, in jobs per second: {@code jobs} due jobs drained over JDBC on
+     * {@value #CONNECTIONS_PER_PROCESS} connections per worker process, each claiming a batch with
+     * a bare statement and completing it in one more; the table analyzed first if {@code analyzed}.
+     * Both statements keep what FlexiQ's schema requires (a lease exactly while running).
      */
-    static double rawClaimAndComplete(FlexiQ queue, PostgresServer pg, int jobs, int threads) throws Exception {
+    static double claimAndCompleteLimit(FlexiQ queue, PostgresServer pg, int jobs, int processes, boolean analyzed)
+            throws Exception {
         fill(queue, pg, jobs, Instant.now());
+        if (analyzed) {
+            try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement s = c.createStatement()) {
+                s.execute("ANALYZE " + SCHEMA + ".jobs");
+            }
+        }
+        String claimSql = "UPDATE " + SCHEMA + ".jobs SET state = 'running', attempt = attempt + 1,"
+                + " started_at = now(), lease_expires_at = now() + interval '30 seconds'"
+                + " WHERE id IN (SELECT id FROM " + SCHEMA + ".jobs"
+                + " WHERE queue = 'default' AND state IN ('available', 'scheduled', 'retryable') AND run_at <= now()"
+                + " ORDER BY priority DESC, run_at, id FOR UPDATE SKIP LOCKED LIMIT " + CLAIM_BATCH + ")"
+                + " RETURNING id";
+        String completeSql = "UPDATE " + SCHEMA + ".jobs SET state = 'completed', finished_at = now(),"
+                + " lease_expires_at = NULL WHERE id = ANY (?)";
         AtomicInteger done = new AtomicInteger();
         List<Thread> drainers = new ArrayList<>();
         long start = System.nanoTime();
-        for (int t = 0; t < threads; t++) {
+        for (int t = 0; t < processes * CONNECTIONS_PER_PROCESS; t++) {
             Thread drainer = new Thread(() -> {
                 try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
-                        CoreStatement claim = new CoreStatement(c, "claim.sql", SCHEMA);
-                        CoreStatement complete = new CoreStatement(c, "complete_attempts.sql", SCHEMA)) {
-                    Array queues = c.createArrayOf("text", new String[] {"default"});
-                    Array tasks = c.createArrayOf("text", new String[] {TICK.name()});
+                        PreparedStatement claim = c.prepareStatement(claimSql);
+                        PreparedStatement complete = c.prepareStatement(completeSql)) {
                     while (true) {
-                        claim.setArray(1, queues);
-                        claim.setArray(2, tasks);
-                        claim.setLong(3, CLAIM_BATCH);
-                        claim.setLong(4, 30_000);
-                        claim.setLong(5, ThreadLocalRandom.current().nextLong());
                         List<Long> ids = new ArrayList<>();
-                        List<Integer> attempts = new ArrayList<>();
-                        try (ResultSet r = claim.prepared.executeQuery()) {
+                        try (ResultSet r = claim.executeQuery()) {
                             while (r.next()) {
-                                ids.add(r.getLong("id"));
-                                attempts.add(r.getInt("attempt"));
+                                ids.add(r.getLong(1));
                             }
                         }
                         if (ids.isEmpty()) {
                             return;
                         }
                         complete.setArray(1, c.createArrayOf("int8", ids.toArray()));
-                        complete.setArray(2, c.createArrayOf("int4", attempts.toArray()));
-                        try (ResultSet r = complete.prepared.executeQuery()) {
-                            while (r.next()) {
-                                done.incrementAndGet();
-                            }
-                        }
+                        done.addAndGet(complete.executeUpdate());
                     }
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -204,7 +268,7 @@ public final class WorkerBench {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         if (done.get() != jobs) {
-            throw new IllegalStateException("raw drain completed " + done.get() + " of " + jobs);
+            throw new IllegalStateException("the limit's drain completed " + done.get() + " of " + jobs);
         }
         return jobs / seconds;
     }

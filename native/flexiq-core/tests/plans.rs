@@ -1,0 +1,223 @@
+//! The plans of the statements a worker runs over and over stay safe whatever the table's
+//! statistics say: none reads the whole jobs table, and none given job ids reads the running
+//! jobs through the lease index. Checked on the generic plan, which a prepared statement is
+//! cached as after a few runs, from its shape (never its time).
+
+mod common;
+
+use flexiq_core::Client;
+use serde_json::Value;
+use sqlx::{Connection, Executor, PgConnection, Row};
+
+/// Jobs in the table; of them, the first [`RUNNING`] run under a lease.
+const JOBS: i64 = 20_000;
+const RUNNING: i64 = 1_000;
+
+/// A hot statement: its file, its parameter types, and values to explain it with.
+struct Statement {
+    name: &'static str,
+    sql: &'static str,
+    types: &'static str,
+    args: &'static str,
+    /// Names its jobs by id: must not read the lease index.
+    by_id: bool,
+}
+
+macro_rules! statement {
+    ($name:literal, $types:literal, $args:literal, $by_id:literal) => {
+        Statement {
+            name: $name,
+            sql: include_str!(concat!("../sql/", $name, ".sql")),
+            types: $types,
+            args: $args,
+            by_id: $by_id,
+        }
+    };
+}
+
+const IDS: &str = "ARRAY[1, 2, 3]::bigint[], ARRAY[1, 1, 1]";
+
+const STATEMENTS: &[Statement] = &[
+    statement!(
+        "claim",
+        "(text[], text[], bigint, bigint, bigint)",
+        "(ARRAY['default'], ARRAY['t'], 100, 30000, 7)",
+        true
+    ),
+    statement!("complete_attempts", "(bigint[], integer[])", "(@ids)", true),
+    statement!(
+        "extend_leases",
+        "(bigint[], integer[], bigint)",
+        "(@ids, 30000)",
+        true
+    ),
+    statement!("return_attempts", "(bigint[], integer[])", "(@ids)", true),
+    statement!(
+        "fail_attempt",
+        "(bigint, integer, text)",
+        "(1, 1, 'boom')",
+        true
+    ),
+    statement!(
+        "save_checkpoint",
+        "(bigint, integer, text, bytea)",
+        "(1, 1, 'stage', '\\x00')",
+        true
+    ),
+    statement!("recover_claim", "(bigint, bigint)", "(7, 30000)", false),
+    statement!("rescue_expired", "", "", false),
+];
+
+/// How the statistics came to be, each on a schema of its own.
+#[derive(Debug, Clone, Copy)]
+enum Stats {
+    /// ANALYZE while every job waits, then some start running.
+    AnalyzedWhileNothingRuns,
+    /// ANALYZE while every job runs, then most go back to waiting.
+    AnalyzedWhileAllRun,
+    /// Never analyzed (autovacuum is off for the table).
+    NeverAnalyzed,
+    /// ANALYZE of the empty table, then the jobs arrive.
+    AnalyzedEmptyThenFilled,
+}
+
+const FILL: &str = "
+INSERT INTO {schema}.jobs (queue, task, payload, state, priority, run_at, max_attempts,
+                           retry_initial_ms, retry_max_ms, retry_multiplier, retry_jitter, tags,
+                           key_held, created_at)
+SELECT 'default', 't', '\\x7b7d', 'available', 0, now(), 25, 1000, 3600000, 2, 0.1, '[]',
+       false, now()
+  FROM generate_series(1, $1)";
+
+const START: &str = "
+UPDATE {schema}.jobs SET state = 'running', attempt = 1, started_at = now(),
+                         lease_expires_at = now() + interval '1 hour', claim_token = id
+ WHERE id <= $1";
+
+const STOP: &str = "
+UPDATE {schema}.jobs SET state = 'available', attempt = 0, started_at = NULL,
+                         lease_expires_at = NULL, claim_token = NULL
+ WHERE id > $1";
+
+async fn prepare(client: &Client, stats: Stats) -> PgConnection {
+    let mut c = PgConnection::connect(&common::server().url())
+        .await
+        .expect("connect");
+    let schema = client.schema();
+    let sql = |text: &str| text.replace("{schema}", schema);
+    c.execute(sql("ALTER TABLE {schema}.jobs SET (autovacuum_enabled = false)").as_str())
+        .await
+        .expect("autovacuum off");
+    let analyze = sql("ANALYZE {schema}.jobs");
+    let run = async |c: &mut PgConnection, text: &str, n: i64| {
+        sqlx::query(&sql(text))
+            .bind(n)
+            .execute(c)
+            .await
+            .expect(text);
+    };
+    match stats {
+        Stats::AnalyzedWhileNothingRuns => {
+            run(&mut c, FILL, JOBS).await;
+            c.execute(analyze.as_str()).await.expect("analyze");
+            run(&mut c, START, RUNNING).await;
+        }
+        Stats::AnalyzedWhileAllRun => {
+            run(&mut c, FILL, JOBS).await;
+            run(&mut c, START, JOBS).await;
+            c.execute(analyze.as_str()).await.expect("analyze");
+            run(&mut c, STOP, RUNNING).await;
+        }
+        Stats::NeverAnalyzed => {
+            run(&mut c, FILL, JOBS).await;
+            run(&mut c, START, RUNNING).await;
+        }
+        Stats::AnalyzedEmptyThenFilled => {
+            c.execute(analyze.as_str()).await.expect("analyze");
+            run(&mut c, FILL, JOBS).await;
+            run(&mut c, START, RUNNING).await;
+        }
+    }
+    // The plan a prepared statement settles on after its first runs, whatever its values.
+    c.execute("SET plan_cache_mode = force_generic_plan")
+        .await
+        .expect("generic plans");
+    c
+}
+
+/// Every node of a plan, as (node type, relation, index).
+fn nodes(plan: &Value, out: &mut Vec<(String, String, String)>) {
+    let field = |name: &str| plan[name].as_str().unwrap_or("").to_owned();
+    out.push((
+        field("Node Type"),
+        field("Relation Name"),
+        field("Index Name"),
+    ));
+    for child in plan["Plans"].as_array().into_iter().flatten() {
+        nodes(child, out);
+    }
+}
+
+async fn generic_plan(
+    c: &mut PgConnection,
+    schema: &str,
+    s: &Statement,
+) -> Vec<(String, String, String)> {
+    let sql = s.sql.replace("{schema}", schema);
+    c.execute(format!("PREPARE hot {} AS {sql}", s.types).as_str())
+        .await
+        .expect(s.name);
+    let args = s.args.replace("@ids", IDS);
+    let row = sqlx::query(&format!("EXPLAIN (FORMAT JSON) EXECUTE hot {args}"))
+        .fetch_one(&mut *c)
+        .await
+        .expect(s.name);
+    // A json column, whose binary form is its text (sqlx reads json only with a feature).
+    let explained: String = row.try_get_unchecked(0).expect("the plan's text");
+    c.execute("DEALLOCATE hot").await.expect("deallocate");
+    let explained: Value = serde_json::from_str(&explained).expect("a JSON plan");
+    let mut out = Vec::new();
+    nodes(&explained[0]["Plan"], &mut out);
+    out
+}
+
+async fn plans_are_safe(stats: Stats) {
+    let client = common::client().await;
+    let mut c = prepare(&client, stats).await;
+    let mut unsafe_plans = Vec::new();
+    for s in STATEMENTS {
+        let plan = generic_plan(&mut c, client.schema(), s).await;
+        let whole_table = plan
+            .iter()
+            .any(|(node, relation, _)| node == "Seq Scan" && relation == "jobs");
+        let leases = s.by_id && plan.iter().any(|(_, _, index)| index == "jobs_leases");
+        if whole_table || leases {
+            unsafe_plans.push(format!("{}: {plan:?}", s.name));
+        }
+    }
+    assert!(
+        unsafe_plans.is_empty(),
+        "statistics {stats:?}: plans that read the whole table or the leases:\n{}",
+        unsafe_plans.join("\n")
+    );
+}
+
+#[tokio::test]
+async fn plans_are_safe_analyzed_while_nothing_runs() {
+    plans_are_safe(Stats::AnalyzedWhileNothingRuns).await;
+}
+
+#[tokio::test]
+async fn plans_are_safe_analyzed_while_all_run() {
+    plans_are_safe(Stats::AnalyzedWhileAllRun).await;
+}
+
+#[tokio::test]
+async fn plans_are_safe_never_analyzed() {
+    plans_are_safe(Stats::NeverAnalyzed).await;
+}
+
+#[tokio::test]
+async fn plans_are_safe_analyzed_empty_then_filled() {
+    plans_are_safe(Stats::AnalyzedEmptyThenFilled).await;
+}
