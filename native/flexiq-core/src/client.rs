@@ -91,7 +91,7 @@ impl EnqueueStatements {
     fn for_schema(s: &Schema, in_transaction: bool) -> EnqueueStatements {
         let text = |template: &str| {
             let sql = s
-                .sql(template)
+                .statement(template)
                 .replace("{announce}", if in_transaction { "true" } else { "false" });
             if in_transaction {
                 statement::positional(&sql)
@@ -112,25 +112,25 @@ impl Statements {
         Statements {
             enqueue: EnqueueStatements::for_schema(s, false),
             enqueue_in_transaction: EnqueueStatements::for_schema(s, true),
-            announce: s.sql(include_str!("../sql/announce.sql")),
-            get_job: s.sql(include_str!("../sql/get_job.sql")),
-            finish_job: s.sql(include_str!("../sql/finish_job.sql")),
-            purge: s.sql(include_str!("../sql/purge.sql")),
-            expire_keys: s.sql(include_str!("../sql/expire_keys.sql")),
-            drop_schema: s.sql(include_str!("../sql/drop_schema.sql")),
-            claim: s.sql(include_str!("../sql/claim.sql")),
-            recover_claim: s.sql(include_str!("../sql/recover_claim.sql")),
-            complete_attempts: s.sql(include_str!("../sql/complete_attempts.sql")),
-            save_checkpoint: s.sql(include_str!("../sql/save_checkpoint.sql")),
-            checkpoint: s.sql(include_str!("../sql/checkpoint.sql")),
-            redrive: s.sql(include_str!("../sql/redrive.sql")),
-            extend_leases: s.sql(include_str!("../sql/extend_leases.sql")),
-            fail_attempt: s.sql(include_str!("../sql/fail_attempt.sql")),
-            rescue_expired: s.sql(include_str!("../sql/rescue_expired.sql")),
-            return_attempts: s.sql(include_str!("../sql/return_attempts.sql")),
-            set_grantee: s.sql(include_str!("../sql/set_grantee.sql")),
-            grant_producer: s.sql(include_str!("../sql/grant_producer.sql")),
-            grant_worker: s.sql(include_str!("../sql/grant_worker.sql")),
+            announce: s.statement(include_str!("../sql/announce.sql")),
+            get_job: s.statement(include_str!("../sql/get_job.sql")),
+            finish_job: s.statement(include_str!("../sql/finish_job.sql")),
+            purge: s.statement(include_str!("../sql/purge.sql")),
+            expire_keys: s.statement(include_str!("../sql/expire_keys.sql")),
+            drop_schema: s.statement(include_str!("../sql/drop_schema.sql")),
+            claim: s.statement(include_str!("../sql/claim.sql")),
+            recover_claim: s.statement(include_str!("../sql/recover_claim.sql")),
+            complete_attempts: s.statement(include_str!("../sql/complete_attempts.sql")),
+            save_checkpoint: s.statement(include_str!("../sql/save_checkpoint.sql")),
+            checkpoint: s.statement(include_str!("../sql/checkpoint.sql")),
+            redrive: s.statement(include_str!("../sql/redrive.sql")),
+            extend_leases: s.statement(include_str!("../sql/extend_leases.sql")),
+            fail_attempt: s.statement(include_str!("../sql/fail_attempt.sql")),
+            rescue_expired: s.statement(include_str!("../sql/rescue_expired.sql")),
+            return_attempts: s.statement(include_str!("../sql/return_attempts.sql")),
+            set_grantee: s.statement(include_str!("../sql/set_grantee.sql")),
+            grant_producer: s.statement(include_str!("../sql/grant_producer.sql")),
+            grant_worker: s.statement(include_str!("../sql/grant_worker.sql")),
         }
     }
 }

@@ -147,6 +147,17 @@ impl Schema {
             .replace("{schema}", &self.0)
             .replace("{channel}", &self.channel())
     }
+
+    /// A statement's text as the client sends it: [`Schema::sql`] without the file's comment
+    /// lines, so that `pg_stat_activity`, which keeps only a statement's first kilobyte by
+    /// default, shows operators the statement rather than its explanation.
+    pub(crate) fn statement(&self, template: &str) -> String {
+        self.sql(template)
+            .lines()
+            .filter(|line| !line.trim_start().starts_with("--"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
 }
 
 /// Applies every migration the schema lacks, then every definition whose text differs from the
@@ -224,6 +235,15 @@ mod tests {
         assert!(
             err.to_string().contains("must be 1 to 56 characters"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn statements_are_sent_without_their_comment_lines() {
+        let s = Schema::new("s1").expect("valid");
+        assert_eq!(
+            s.statement("-- why\nSELECT 1\n  -- and why not\nFROM {schema}.jobs -- kept"),
+            "SELECT 1\nFROM s1.jobs -- kept"
         );
     }
 

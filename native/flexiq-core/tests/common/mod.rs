@@ -126,11 +126,13 @@ impl JobsLock {
                 .execute(&mut self.connection)
                 .await
                 .expect("clear");
+            // By the lock they wait for: a statement's text may name the table only past the
+            // first kilobyte, all that pg_stat_activity keeps of it by default.
             let pids: Vec<i32> = sqlx::query_scalar(
-                "SELECT pid FROM pg_stat_activity
-                  WHERE wait_event_type = 'Lock' AND position($1 in query) > 0",
+                "SELECT DISTINCT pid FROM pg_locks
+                  WHERE NOT granted AND relation = to_regclass($1)",
             )
-            .bind(format!("{}.", self.schema))
+            .bind(format!("{}.jobs", self.schema))
             .fetch_all(&mut self.connection)
             .await
             .expect("activity");
