@@ -1,7 +1,9 @@
 //! The client: a connection pool to PostgreSQL, bound to one schema, with its SQL prepared.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::announcer::Announcer;
 use crate::error::{Error, Result};
 use crate::pool::{Pool, Repeat};
 use crate::schema::{self, Schema};
@@ -45,7 +47,8 @@ impl ClientConfig {
 
 /// A FlexiQ client. Cheap to share: every method takes `&self`.
 pub struct Client {
-    pub(crate) pool: Pool,
+    pub(crate) pool: Arc<Pool>,
+    pub(crate) announcer: Arc<Announcer>,
     pub(crate) wakeups: Wakeups,
     pub(crate) schema: Schema,
     pub(crate) sql: Statements,
@@ -59,7 +62,6 @@ pub(crate) struct Statements {
     /// The same for a binding to run in the application's transaction, with JDBC's `?`
     /// placeholders: new jobs are announced within the statement, delivered at the commit.
     pub enqueue_in_transaction: EnqueueStatements,
-    pub announce: String,
     pub get_job: String,
     pub finish_job: String,
     pub purge: String,
@@ -112,7 +114,6 @@ impl Statements {
         Statements {
             enqueue: EnqueueStatements::for_schema(s, false),
             enqueue_in_transaction: EnqueueStatements::for_schema(s, true),
-            announce: s.statement(include_str!("../sql/announce.sql")),
             get_job: s.statement(include_str!("../sql/get_job.sql")),
             finish_job: s.statement(include_str!("../sql/finish_job.sql")),
             purge: s.statement(include_str!("../sql/purge.sql")),
@@ -144,16 +145,21 @@ impl Client {
             return Err(Error::InvalidArgument("poolSize must be at least 1".into()));
         }
         let options = tls::connect_options(&config.url)?;
+        let pool = Arc::new(Pool::new(
+            options.clone(),
+            config.pool_size,
+            config.connect_timeout,
+            config.acquire_timeout,
+            schema.name(),
+        ));
         let client = Client {
             sql: Statements::for_schema(&schema),
-            wakeups: Wakeups::new(options.clone(), schema.channel()),
-            pool: Pool::new(
-                options,
-                config.pool_size,
-                config.connect_timeout,
-                config.acquire_timeout,
-                schema.name(),
-            ),
+            wakeups: Wakeups::new(options, schema.channel()),
+            announcer: Arc::new(Announcer::new(
+                Arc::clone(&pool),
+                schema.statement(include_str!("../sql/announce.sql")),
+            )),
+            pool,
             schema,
         };
         // Fail here, not at the first call, when PostgreSQL cannot be reached.

@@ -5,9 +5,7 @@
 //! and hand the rows back to be resolved here exactly as the core's own run resolves them.
 //!
 //! On the client's own connections the statement commits alone, and the queues of its new
-//! jobs are announced to idle workers afterwards, in a transaction of their own that waits on
-//! no disk: a `NOTIFY` inside the enqueue's transaction would hold PostgreSQL's notification
-//! lock through the commit's flush, and concurrent enqueues would commit one at a time.
+//! jobs are announced to idle workers afterwards (see the `announcer` module).
 
 use std::collections::BTreeSet;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -136,19 +134,9 @@ impl Client {
             let rows = self
                 .pool
                 .run(prepared.repeat(), async |c| {
-                    let rows = statement::bind(sqlx::query(sql), &params)
-                        .fetch_all(&mut *c)
-                        .await?;
-                    if !due.is_empty() && rows.iter().any(|r| r.try_get(1).unwrap_or(false)) {
-                        // A lost announcement costs latency, never a job (workers poll as
-                        // well), so its failure is not the enqueue's; a connection it found
-                        // broken is found out again by the next statement sent on it.
-                        let _ = sqlx::query(&self.sql.announce)
-                            .bind(&due)
-                            .execute(&mut *c)
-                            .await;
-                    }
-                    Ok(rows)
+                    statement::bind(sqlx::query(sql), &params)
+                        .fetch_all(c)
+                        .await
                 })
                 .await?;
             match rows {
@@ -163,6 +151,9 @@ impl Client {
                             })
                         })
                         .collect::<sqlx::Result<Vec<_>>>()?;
+                    if !due.is_empty() && rows.iter().any(|r| r.created) {
+                        self.announcer.announce(&due);
+                    }
                     return prepared.resolve(&rows);
                 }
                 Err(e) if sqlstate(&e).as_deref() == Some(DEADLOCK_SQLSTATE) => {

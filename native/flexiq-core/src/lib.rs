@@ -2,6 +2,7 @@
 //! PostgreSQL statement. Nothing in this crate knows about JNI; the bridge crate converts
 //! arguments and maps [`Error`] to Java exceptions.
 
+mod announcer;
 mod batch;
 pub mod canonical;
 pub mod client;

@@ -1,0 +1,75 @@
+//! Wake-up announcements for the jobs that enqueues on the client's own connections make.
+//!
+//! They are sent after the enqueue has committed, in a transaction of their own that writes
+//! nothing to disk: a `NOTIFY` inside the enqueueing transaction would make PostgreSQL hold its
+//! notification lock while the commit waits for its flush, and concurrent enqueues would commit
+//! one at a time. One background task sends them, so the enqueue returns at its commit; queues
+//! that callers hand over while it sends go out together in its next announcement. A lost
+//! announcement costs latency, never a job: workers poll as well.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::pool::{Pool, Repeat};
+
+pub(crate) struct Announcer {
+    pool: Arc<Pool>,
+    /// `announce.sql`, for the client's schema.
+    statement: String,
+    pending: Mutex<Pending>,
+}
+
+#[derive(Default)]
+struct Pending {
+    /// Queues of committed jobs that no announcement sent since has covered.
+    queues: BTreeSet<String>,
+    /// Whether the task is running; it takes `queues` before each announcement it sends.
+    sending: bool,
+}
+
+impl Announcer {
+    pub fn new(pool: Arc<Pool>, statement: String) -> Announcer {
+        Announcer {
+            pool,
+            statement,
+            pending: Mutex::default(),
+        }
+    }
+
+    /// Has `queues`, whose jobs have committed, announced: by an announcement taken after this
+    /// call, so one that went out before the commit never counts. Starts the task when it is
+    /// not running; must run inside the runtime.
+    pub fn announce(self: &Arc<Self>, queues: &[&str]) {
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        pending
+            .queues
+            .extend(queues.iter().map(|q| (*q).to_owned()));
+        if pending.sending {
+            return;
+        }
+        pending.sending = true;
+        drop(pending);
+        let announcer = Arc::clone(self);
+        tokio::spawn(async move { announcer.send_pending().await });
+    }
+
+    /// Sends announcements until no queue is left to announce.
+    async fn send_pending(&self) {
+        loop {
+            let queues: Vec<String> = {
+                let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+                if pending.queues.is_empty() {
+                    pending.sending = false;
+                    return;
+                }
+                std::mem::take(&mut pending.queues).into_iter().collect()
+            };
+            let _ = self
+                .pool
+                .run(Repeat::Safe, async |c| {
+                    sqlx::query(&self.statement).bind(&queues).execute(c).await
+                })
+                .await;
+        }
+    }
+}
