@@ -38,13 +38,11 @@ impl Announcer {
 
     /// Has `queues`, whose jobs have committed, announced: by an announcement taken after this
     /// call, so one that went out before the commit never counts. Starts the task when it is
-    /// not running; must run inside the runtime.
-    pub fn announce(self: &Arc<Self>, queues: &[&str]) {
+    /// not running and there is something to announce; must run inside the runtime.
+    pub fn announce<'q>(self: &Arc<Self>, queues: impl IntoIterator<Item = &'q str>) {
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
-        pending
-            .queues
-            .extend(queues.iter().map(|q| (*q).to_owned()));
-        if pending.sending {
+        pending.queues.extend(queues.into_iter().map(str::to_owned));
+        if pending.sending || pending.queues.is_empty() {
             return;
         }
         pending.sending = true;

@@ -7,7 +7,6 @@
 //! On the client's own connections the statement commits alone, and the queues of its new
 //! jobs are announced to idle workers afterwards (see the `announcer` module).
 
-use std::collections::BTreeSet;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Deserialize;
@@ -128,7 +127,6 @@ impl Client {
             return Ok(Vec::new());
         };
         let params = prepared.params();
-        let due = prepared.due_queues();
         let mut attempt = 0;
         loop {
             let rows = self
@@ -151,8 +149,8 @@ impl Client {
                             })
                         })
                         .collect::<sqlx::Result<Vec<_>>>()?;
-                    if !due.is_empty() && rows.iter().any(|r| r.created) {
-                        self.announcer.announce(&due);
+                    if rows.iter().any(|r| r.created) {
+                        self.announcer.announce(prepared.due_queues());
                     }
                     return prepared.resolve(&rows);
                 }
@@ -240,17 +238,14 @@ impl<'a> PreparedEnqueue<'a> {
     /// The queues of the entries that are due at once, to be announced to idle workers once
     /// the statement has committed and made a job (of a batch, any job: announcing a queue
     /// with nothing new only wakes a worker for nothing).
-    fn due_queues(&self) -> Vec<&str> {
+    fn due_queues(&self) -> impl Iterator<Item = &str> {
         let now_micros = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
-        let queues: BTreeSet<&str> = self
-            .requests
+        self.requests
             .iter()
-            .filter(|r| r.schedule.is_due(now_micros))
+            .filter(move |r| r.schedule.is_due(now_micros))
             .map(|r| r.queue.as_str())
-            .collect();
-        queues.into_iter().collect()
     }
 
     /// Whether the pool may send the statement again after losing its answer: when every entry
