@@ -33,9 +33,11 @@ WITH p AS MATERIALIZED (
             {schema}.micros_to_timestamptz(p.run_at_micros[1]), p.delay_ms[1], p.max_attempts[1],
             p.retry_initial_ms[1], p.retry_max_ms[1], p.retry_multiplier[1], p.retry_jitter[1],
             p.timeout_ms[1], p.tags[1], p.key_retention_ms[1]) AS same
-      FROM p
-      JOIN {schema}.jobs j
-        ON j.key_held AND j.key_scope = p.scope[1] AND j.key_digest = p.key_digest[1]
+      FROM p, {schema}.jobs j
+     -- Sub-selects rather than a join condition: the key then always reaches the index as a
+     -- parameter, whatever plan the statistics suggest (a join may scan every held key).
+     WHERE j.key_held AND j.key_scope = (SELECT p.scope[1] FROM p)
+       AND j.key_digest = (SELECT p.key_digest[1] FROM p)
 ), placed AS (
     -- The id is drawn apart from new_jobs' arguments, which must hold no volatile call for
     -- PostgreSQL to inline the function; and only when no holder was found.

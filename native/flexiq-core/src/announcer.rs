@@ -9,8 +9,14 @@
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use crate::pool::{Pool, Repeat};
+
+/// The least time between two announcements. Under a steady stream of enqueues, an
+/// announcement per commit would cost nearly as much as the enqueues themselves; an idle worker
+/// still hears of the first job at once, and of later ones within this.
+const SPACING: Duration = Duration::from_millis(1);
 
 pub(crate) struct Announcer {
     pool: Arc<Pool>,
@@ -51,9 +57,11 @@ impl Announcer {
         tokio::spawn(async move { announcer.send_pending().await });
     }
 
-    /// Sends announcements until no queue is left to announce.
+    /// Sends announcements until no queue is left to announce, one at most every
+    /// [`SPACING`].
     async fn send_pending(&self) {
         loop {
+            let started = tokio::time::Instant::now();
             let queues: Vec<String> = {
                 let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
                 if pending.queues.is_empty() {
@@ -68,6 +76,7 @@ impl Announcer {
                     sqlx::query(&self.statement).bind(&queues).execute(c).await
                 })
                 .await;
+            tokio::time::sleep_until(started + SPACING).await;
         }
     }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::announcer::Announcer;
 use crate::error::{Error, Result};
+use crate::grouping::Grouping;
 use crate::pool::{Pool, Repeat};
 use crate::schema::{self, Schema};
 use crate::statement;
@@ -49,6 +50,7 @@ impl ClientConfig {
 pub struct Client {
     pub(crate) pool: Arc<Pool>,
     pub(crate) announcer: Arc<Announcer>,
+    pub(crate) grouping: Grouping,
     pub(crate) wakeups: Wakeups,
     pub(crate) schema: Schema,
     pub(crate) sql: Statements,
@@ -62,6 +64,8 @@ pub(crate) struct Statements {
     /// The same for a binding to run in the application's transaction, with JDBC's `?`
     /// placeholders: new jobs are announced within the statement, delivered at the commit.
     pub enqueue_in_transaction: EnqueueStatements,
+    /// The single enqueues of several callers, each entry standing alone (`grouping`).
+    pub enqueue_calls: String,
     pub get_job: String,
     pub finish_job: String,
     pub purge: String,
@@ -114,6 +118,7 @@ impl Statements {
         Statements {
             enqueue: EnqueueStatements::for_schema(s, false),
             enqueue_in_transaction: EnqueueStatements::for_schema(s, true),
+            enqueue_calls: s.statement(include_str!("../sql/enqueue_calls.sql")),
             get_job: s.statement(include_str!("../sql/get_job.sql")),
             finish_job: s.statement(include_str!("../sql/finish_job.sql")),
             purge: s.statement(include_str!("../sql/purge.sql")),
@@ -159,6 +164,7 @@ impl Client {
                 Arc::clone(&pool),
                 schema.statement(include_str!("../sql/announce.sql")),
             )),
+            grouping: Grouping::new(config.pool_size),
             pool,
             schema,
         };

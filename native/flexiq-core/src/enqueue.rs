@@ -4,7 +4,8 @@
 //! binding can also run it on a connection of its own, inside the application's transaction,
 //! and hand the rows back to be resolved here exactly as the core's own run resolves them.
 //!
-//! On the client's own connections the statement commits alone, and the queues of its new
+//! On the client's own connections the statement commits alone (concurrent single enqueues may
+//! share one, see the `grouping` module), and the queues of its new
 //! jobs are announced to idle workers afterwards (see the `announcer` module).
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -12,6 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 use serde_json::Value;
 
+use sqlx::postgres::PgRow;
 use sqlx::Row;
 
 use crate::batch::{Columns, KeyedBatch};
@@ -112,48 +114,63 @@ enum Shape<'a> {
 }
 
 impl Client {
-    /// Enqueues one job.
+    /// Enqueues one job. Concurrent single enqueues may share a statement (see the `grouping`
+    /// module); each returns once its own job has committed.
     pub async fn enqueue(&self, request: &JobRequest) -> Result<Enqueued> {
-        let mut one = self.enqueue_many(std::slice::from_ref(request)).await?;
-        one.pop()
-            .ok_or_else(|| Error::Storage("enqueue returned no row".into()))
+        self.enqueue_grouped(request).await
     }
 
     /// Enqueues a batch; the result has one entry per request, in input order. A conflict in any
-    /// entry fails the whole batch, and nothing is written.
+    /// entry fails the whole batch, and nothing is written. A batch of one is [`Client::enqueue`].
     pub async fn enqueue_many(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
+        match requests {
+            [one] => Ok(vec![self.enqueue_grouped(one).await?]),
+            _ => self.enqueue_statement(requests).await,
+        }
+    }
+
+    /// Enqueues `requests` in one statement of their own.
+    pub(crate) async fn enqueue_statement(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
         let prepared = PreparedEnqueue::new(requests)?;
         let Some(sql) = self.statement(&prepared, false) else {
             return Ok(Vec::new());
         };
-        let params = prepared.params();
+        let rows = self
+            .enqueue_rows(sql, &prepared.params(), prepared.repeat())
+            .await?
+            .iter()
+            .map(|row| {
+                Ok(EnqueueRow {
+                    job_id: row.try_get(0)?,
+                    created: row.try_get(1)?,
+                    conflict: row.try_get(2)?,
+                })
+            })
+            .collect::<sqlx::Result<Vec<_>>>()?;
+        if rows.iter().any(|r| r.created) {
+            self.announcer.announce(prepared.due_queues());
+        }
+        prepared.resolve(&rows)
+    }
+
+    /// The rows of an enqueue statement run on a pool connection. A statement that lost a
+    /// deadlock to a racing one (which overlapping keys can still meet) goes again.
+    pub(crate) async fn enqueue_rows(
+        &self,
+        sql: &str,
+        params: &[Param<'_>],
+        repeat: Repeat,
+    ) -> Result<Vec<PgRow>> {
         let mut attempt = 0;
         loop {
             let rows = self
                 .pool
-                .run(prepared.repeat(), async |c| {
-                    statement::bind(sqlx::query(sql), &params)
-                        .fetch_all(c)
-                        .await
+                .run(repeat, async |c| {
+                    statement::bind(sqlx::query(sql), params).fetch_all(c).await
                 })
                 .await?;
             match rows {
-                Ok(rows) => {
-                    let rows = rows
-                        .iter()
-                        .map(|row| {
-                            Ok(EnqueueRow {
-                                job_id: row.try_get(0)?,
-                                created: row.try_get(1)?,
-                                conflict: row.try_get(2)?,
-                            })
-                        })
-                        .collect::<sqlx::Result<Vec<_>>>()?;
-                    if rows.iter().any(|r| r.created) {
-                        self.announcer.announce(prepared.due_queues());
-                    }
-                    return prepared.resolve(&rows);
-                }
+                Ok(rows) => return Ok(rows),
                 Err(e) if sqlstate(&e).as_deref() == Some(DEADLOCK_SQLSTATE) => {
                     if attempt == DEADLOCK_RETRIES {
                         return Err(e.into());
@@ -239,12 +256,10 @@ impl<'a> PreparedEnqueue<'a> {
     /// the statement has committed and made a job (of a batch, any job: announcing a queue
     /// with nothing new only wakes a worker for nothing).
     fn due_queues(&self) -> impl Iterator<Item = &str> {
-        let now_micros = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        let now = now_micros();
         self.requests
             .iter()
-            .filter(move |r| r.schedule.is_due(now_micros))
+            .filter(move |r| r.schedule.is_due(now))
             .map(|r| r.queue.as_str())
     }
 
@@ -346,6 +361,13 @@ fn resolved(rows: &[EnqueueRow], sent: &[usize], resolves_to: &[usize]) -> Vec<E
             }
         })
         .collect()
+}
+
+/// The time now, in microseconds since the epoch, to tell which jobs are due.
+pub(crate) fn now_micros() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
 }
 
 pub(crate) fn sqlstate(e: &sqlx::Error) -> Option<String> {

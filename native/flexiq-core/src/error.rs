@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// Everything the core can fail with.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     /// The caller passed something the core refuses before doing any work.
     #[error("{0}")]

@@ -9,6 +9,7 @@ pub mod client;
 pub mod enqueue;
 pub mod error;
 mod grants;
+mod grouping;
 pub mod jobs;
 pub mod keys;
 mod pool;

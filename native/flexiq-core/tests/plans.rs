@@ -1,6 +1,6 @@
-//! The plans of the statements a worker runs over and over stay safe whatever the table's
-//! statistics say: none reads the whole jobs table, and none given job ids reads the running
-//! jobs through the lease index. Checked on the generic plan, which a prepared statement is
+//! The plans of the statements a worker or an enqueue runs over and over stay safe whatever
+//! the table's statistics say: none reads the whole jobs table or a whole index of it, and none
+//! given job ids reads the running jobs through the lease index. Checked on the generic plan, which a prepared statement is
 //! cached as after a few runs, from its shape (never its time).
 
 mod common;
@@ -37,6 +37,17 @@ macro_rules! statement {
 
 const IDS: &str = "ARRAY[1, 2, 3]::bigint[], ARRAY[1, 1, 1]";
 
+/// The parameters of the keyed enqueue statements, and two entries for them.
+const ENQUEUE_TYPES: &str = "(bytea[], text[], text[], integer[], bigint[], bigint[], integer[], \
+    bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[], \
+    text[], bytea[], text[], integer[])";
+const ENQUEUE_ARGS: &str = "(ARRAY['\\x7b7d', '\\x7b7d']::bytea[], ARRAY['default', 'default'], \
+    ARRAY['t', 't'], ARRAY[0, 0], ARRAY[NULL, NULL]::bigint[], ARRAY[NULL, NULL]::bigint[], \
+    ARRAY[25, 25], ARRAY[1000, 1000]::bigint[], ARRAY[3600000, 3600000]::bigint[], \
+    ARRAY[2, 2]::float8[], ARRAY[0.1, 0.1]::float8[], ARRAY[NULL, NULL]::bigint[], \
+    ARRAY['[]', '[]']::jsonb[], ARRAY[NULL, NULL]::bigint[], ARRAY['default', 'default'], \
+    ARRAY['\\x01', '\\x02']::bytea[], ARRAY['a', 'b'], ARRAY[1, 2])";
+
 const STATEMENTS: &[Statement] = &[
     statement!(
         "claim",
@@ -66,6 +77,21 @@ const STATEMENTS: &[Statement] = &[
     ),
     statement!("recover_claim", "(bigint, bigint)", "(7, 30000)", false),
     statement!("rescue_expired", "", "", false),
+    // Looks up the holder of each key.
+    Statement {
+        name: "enqueue_one_keyed",
+        sql: include_str!("../sql/enqueue_one_keyed.sql"),
+        types: ENQUEUE_TYPES,
+        args: ENQUEUE_ARGS,
+        by_id: false,
+    },
+    Statement {
+        name: "enqueue_calls",
+        sql: include_str!("../sql/enqueue_calls.sql"),
+        types: ENQUEUE_TYPES,
+        args: ENQUEUE_ARGS,
+        by_id: false,
+    },
 ];
 
 /// How the statistics came to be, each on a schema of its own.
@@ -79,6 +105,8 @@ enum Stats {
     NeverAnalyzed,
     /// ANALYZE of the empty table, then the jobs arrive.
     AnalyzedEmptyThenFilled,
+    /// ANALYZE while no job has a key, then keys arrive.
+    AnalyzedBeforeAnyKey,
 }
 
 const FILL: &str = "
@@ -88,6 +116,13 @@ INSERT INTO {schema}.jobs (queue, task, payload, state, priority, run_at, max_at
 SELECT 'default', 't', '\\x7b7d', 'available', 0, now(), 25, 1000, 3600000, 2, 0.1, '[]',
        false, now()
   FROM generate_series(1, $1)";
+
+/// Gives one job in $1 a key: few enough that reading every held key may look cheap.
+const KEY: &str = "
+UPDATE {schema}.jobs SET key_scope = 'default', key_digest = sha256(id::text::bytea),
+                         key_held = true
+ WHERE id % $1 = 0";
+const KEYED_ONE_IN: i64 = 200;
 
 const START: &str = "
 UPDATE {schema}.jobs SET state = 'running', attempt = 1, started_at = now(),
@@ -119,22 +154,32 @@ async fn prepare(client: &Client, stats: Stats) -> PgConnection {
     match stats {
         Stats::AnalyzedWhileNothingRuns => {
             run(&mut c, FILL, JOBS).await;
+            run(&mut c, KEY, KEYED_ONE_IN).await;
             c.execute(analyze.as_str()).await.expect("analyze");
             run(&mut c, START, RUNNING).await;
         }
         Stats::AnalyzedWhileAllRun => {
             run(&mut c, FILL, JOBS).await;
+            run(&mut c, KEY, KEYED_ONE_IN).await;
             run(&mut c, START, JOBS).await;
             c.execute(analyze.as_str()).await.expect("analyze");
             run(&mut c, STOP, RUNNING).await;
         }
         Stats::NeverAnalyzed => {
             run(&mut c, FILL, JOBS).await;
+            run(&mut c, KEY, KEYED_ONE_IN).await;
             run(&mut c, START, RUNNING).await;
         }
         Stats::AnalyzedEmptyThenFilled => {
             c.execute(analyze.as_str()).await.expect("analyze");
             run(&mut c, FILL, JOBS).await;
+            run(&mut c, KEY, KEYED_ONE_IN).await;
+            run(&mut c, START, RUNNING).await;
+        }
+        Stats::AnalyzedBeforeAnyKey => {
+            run(&mut c, FILL, JOBS).await;
+            c.execute(analyze.as_str()).await.expect("analyze");
+            run(&mut c, KEY, KEYED_ONE_IN).await;
             run(&mut c, START, RUNNING).await;
         }
     }
@@ -145,25 +190,28 @@ async fn prepare(client: &Client, stats: Stats) -> PgConnection {
     c
 }
 
-/// Every node of a plan, as (node type, relation, index).
-fn nodes(plan: &Value, out: &mut Vec<(String, String, String)>) {
+/// A plan node: its type, relation and index, and whether it has an index condition.
+type Node = (String, String, String, bool);
+
+/// Every node of a plan.
+fn nodes(plan: &Value, out: &mut Vec<Node>) {
     let field = |name: &str| plan[name].as_str().unwrap_or("").to_owned();
     out.push((
         field("Node Type"),
         field("Relation Name"),
         field("Index Name"),
+        plan.get("Index Cond").is_some(),
     ));
     for child in plan["Plans"].as_array().into_iter().flatten() {
         nodes(child, out);
     }
 }
 
-async fn generic_plan(
-    c: &mut PgConnection,
-    schema: &str,
-    s: &Statement,
-) -> Vec<(String, String, String)> {
-    let sql = s.sql.replace("{schema}", schema);
+async fn generic_plan(c: &mut PgConnection, schema: &str, s: &Statement) -> Vec<Node> {
+    let sql = s
+        .sql
+        .replace("{schema}", schema)
+        .replace("{announce}", "false");
     c.execute(format!("PREPARE hot {} AS {sql}", s.types).as_str())
         .await
         .expect(s.name);
@@ -187,17 +235,17 @@ async fn plans_are_safe(stats: Stats) {
     let mut unsafe_plans = Vec::new();
     for s in STATEMENTS {
         let plan = generic_plan(&mut c, client.schema(), s).await;
-        let whole_table = plan
-            .iter()
-            .any(|(node, relation, _)| node == "Seq Scan" && relation == "jobs");
-        let leases = s.by_id && plan.iter().any(|(_, _, index)| index == "jobs_leases");
+        let whole_table = plan.iter().any(|(node, relation, index, cond)| {
+            (node == "Seq Scan" && relation == "jobs") || (index.starts_with("jobs") && !cond)
+        });
+        let leases = s.by_id && plan.iter().any(|(_, _, index, _)| index == "jobs_leases");
         if whole_table || leases {
             unsafe_plans.push(format!("{}: {plan:?}", s.name));
         }
     }
     assert!(
         unsafe_plans.is_empty(),
-        "statistics {stats:?}: plans that read the whole table or the leases:\n{}",
+        "statistics {stats:?}: plans that read the whole table, a whole index or the leases:\n{}",
         unsafe_plans.join("\n")
     );
 }
@@ -220,4 +268,9 @@ async fn plans_are_safe_never_analyzed() {
 #[tokio::test]
 async fn plans_are_safe_analyzed_empty_then_filled() {
     plans_are_safe(Stats::AnalyzedEmptyThenFilled).await;
+}
+
+#[tokio::test]
+async fn plans_are_safe_analyzed_before_any_key() {
+    plans_are_safe(Stats::AnalyzedBeforeAnyKey).await;
 }

@@ -1,0 +1,310 @@
+//! Single enqueues from concurrent callers, sent together.
+//!
+//! Each statement sent from a pool connection commits alone, and on a small machine the work
+//! around a statement (a round trip, a transaction, a commit) costs more than the job it
+//! carries. So single enqueues that arrive while others are on their way wait for a free lane,
+//! and the call that takes the lane sends every job waiting with its own, as one batch: one
+//! statement and one commit for all of them. A call that finds a lane free goes at once, so a
+//! lone caller waits for nobody.
+//!
+//! Every call still returns only once its own job has committed, with the answer it would
+//! have had alone:
+//! - a batch writes all of its jobs or none (a conflict rolls the batch back), so when it
+//!   fails with nothing written, each of its calls goes again alone and gets its own answer;
+//! - a batch whose outcome is unknown (the connection was lost on the way) goes again alone
+//!   only when every job in it has a key, since a repeat then replays; unkeyed calls get the
+//!   error, as a lone unkeyed call would.
+//!
+//! A batch can wait on a lock (a key that an open transaction elsewhere holds). Waiting calls
+//! therefore give up on the lanes after [`PATIENCE`] and go out alone, so a stuck batch holds
+//! up only the calls inside it.
+
+use std::collections::VecDeque;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use sqlx::Row;
+use tokio::sync::oneshot;
+
+use crate::batch::KeyedBatch;
+use crate::client::Client;
+use crate::enqueue::{now_micros, Enqueued, Outcome};
+use crate::error::{Error, Result};
+use crate::pool::Repeat;
+use crate::request::JobRequest;
+
+/// How many batches may be on their way at once. Two: while one commits, the next fills.
+const LANES: u32 = 2;
+/// The most jobs one batch carries; the rest wait for the next.
+const BATCH_LIMIT: usize = 1000;
+/// How long a call waits for a lane before it goes out on its own: far longer than a batch
+/// takes, far shorter than a lock that an application's transaction may hold.
+const PATIENCE: Duration = Duration::from_millis(50);
+
+pub(crate) struct Grouping {
+    lanes: u32,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Lanes in use.
+    running: u32,
+    next_ticket: u64,
+    /// Calls waiting for a lane, the longest waiting first.
+    waiting: VecDeque<Waiter>,
+}
+
+struct Waiter {
+    ticket: u64,
+    request: JobRequest,
+    reply: oneshot::Sender<Turn>,
+}
+
+enum Turn {
+    /// The batch that carried the call's job has its answer.
+    Answered(Result<Enqueued>),
+    /// A lane passed to this call: it sends its job, and whatever waits with it.
+    Lead,
+}
+
+impl Grouping {
+    /// Lanes for a pool of `pool_size` connections: never all of them.
+    pub fn new(pool_size: u32) -> Grouping {
+        Grouping {
+            lanes: LANES.min(pool_size.saturating_sub(1)).max(1),
+            state: Mutex::default(),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Up to `limit` waiting calls, the longest waiting first.
+    fn take(&self, limit: usize) -> Vec<Waiter> {
+        let mut state = self.state();
+        let n = state.waiting.len().min(limit);
+        state.waiting.drain(..n).collect()
+    }
+
+    /// Passes a lane on to the longest waiting call, or frees it when none waits.
+    fn release(&self) {
+        loop {
+            let mut state = self.state();
+            let Some(next) = state.waiting.pop_front() else {
+                state.running -= 1;
+                return;
+            };
+            drop(state);
+            // A call that stopped waiting cannot take the lane; the next one can.
+            if next.reply.send(Turn::Lead).is_ok() {
+                return;
+            }
+        }
+    }
+}
+
+/// A lane held by the call that leads a batch; passed on when the call ends, however it ends.
+struct Lane<'a>(&'a Grouping);
+
+impl Drop for Lane<'_> {
+    fn drop(&mut self) {
+        self.0.release();
+    }
+}
+
+/// A call waiting for a lane. Dropped, it leaves the queue, and passes on a lane that reached
+/// it too late.
+struct Ticket<'a> {
+    grouping: &'a Grouping,
+    number: u64,
+    turn: oneshot::Receiver<Turn>,
+}
+
+impl Ticket<'_> {
+    /// Leaves the queue; false when a lane or an answer is already on its way.
+    fn withdraw(&self) -> bool {
+        let mut state = self.grouping.state();
+        let before = state.waiting.len();
+        state.waiting.retain(|w| w.ticket != self.number);
+        state.waiting.len() < before
+    }
+}
+
+impl Drop for Ticket<'_> {
+    fn drop(&mut self) {
+        if !self.withdraw() {
+            if let Ok(Turn::Lead) = self.turn.try_recv() {
+                self.grouping.release();
+            }
+        }
+    }
+}
+
+impl Client {
+    /// Enqueues one job, in a batch with the single enqueues of other callers when they
+    /// overlap (see the module's text).
+    pub(crate) async fn enqueue_grouped(&self, request: &JobRequest) -> Result<Enqueued> {
+        // A bad request fails here, alone, rather than failing a batch.
+        request.validate()?;
+        let mut ticket = {
+            let mut state = self.grouping.state();
+            if state.running < self.grouping.lanes {
+                state.running += 1;
+                None
+            } else {
+                let (reply, turn) = oneshot::channel();
+                let number = state.next_ticket;
+                state.next_ticket += 1;
+                state.waiting.push_back(Waiter {
+                    ticket: number,
+                    request: request.clone(),
+                    reply,
+                });
+                Some(Ticket {
+                    grouping: &self.grouping,
+                    number,
+                    turn,
+                })
+            }
+        };
+        if let Some(ticket) = ticket.as_mut() {
+            let turn = match tokio::time::timeout(PATIENCE, &mut ticket.turn).await {
+                Ok(turn) => turn,
+                Err(_) if ticket.withdraw() => return self.enqueue_alone(request).await,
+                // Taken into a batch, or handed a lane, just now.
+                Err(_) => (&mut ticket.turn).await,
+            };
+            match turn {
+                Ok(Turn::Answered(answer)) => return answer,
+                Ok(Turn::Lead) => {}
+                // The call leading the batch was dropped halfway: a keyed job may go again.
+                Err(_) if request.key.is_some() => return self.enqueue_alone(request).await,
+                Err(_) => {
+                    return Err(Error::Unavailable(
+                        "the call that carried this unkeyed enqueue was abandoned before \
+                         PostgreSQL answered, so whether the job was written is unknown; look \
+                         for it before enqueueing again, or give it a key"
+                            .into(),
+                    ))
+                }
+            }
+        }
+        let _lane = Lane(&self.grouping);
+        let (requests, replies): (Vec<JobRequest>, Vec<oneshot::Sender<Turn>>) = self
+            .grouping
+            .take(BATCH_LIMIT - 1)
+            .into_iter()
+            .map(|w| (w.request, w.reply))
+            .unzip();
+        if requests.is_empty() {
+            return self.enqueue_alone(request).await;
+        }
+        let mut batch = Vec::with_capacity(requests.len() + 1);
+        batch.push(request.clone());
+        batch.extend(requests);
+        let mut answers = self.enqueue_batch_of_calls(&batch).await.into_iter();
+        let own = answers
+            .next()
+            .unwrap_or_else(|| Err(Error::Storage("a batch returned no answer".into())));
+        for (reply, answer) in replies.into_iter().zip(answers) {
+            let _ = reply.send(Turn::Answered(answer));
+        }
+        own
+    }
+
+    async fn enqueue_alone(&self, request: &JobRequest) -> Result<Enqueued> {
+        let mut one = self
+            .enqueue_statement(std::slice::from_ref(request))
+            .await?;
+        one.pop()
+            .ok_or_else(|| Error::Storage("enqueue returned no row".into()))
+    }
+
+    /// One answer per call of the batch, as each call would have had alone.
+    async fn enqueue_batch_of_calls(&self, batch: &[JobRequest]) -> Vec<Result<Enqueued>> {
+        let outcome = if batch.iter().all(|r| r.key.is_none()) {
+            self.enqueue_statement(batch)
+                .await
+                .map(|jobs| jobs.into_iter().map(Some).collect())
+        } else {
+            self.enqueue_calls(batch).await
+        };
+        let answers = match outcome {
+            Ok(answers) => answers,
+            Err(error) => {
+                // Nothing was written, or every job has a key and a repeat replays: each call
+                // goes again alone. Otherwise an unkeyed job may have been written: the error
+                // is each call's answer, as it would have been alone.
+                let nothing_written = matches!(
+                    error,
+                    Error::Conflict(_)
+                        | Error::InvalidArgument(_)
+                        | Error::InvalidPayload(_)
+                        | Error::PoolExhausted(_)
+                );
+                if !nothing_written && batch.iter().any(|r| r.key.is_none()) {
+                    return batch.iter().map(|_| Err(error.clone())).collect();
+                }
+                vec![None; batch.len()]
+            }
+        };
+        let mut out = Vec::with_capacity(batch.len());
+        for (request, answer) in batch.iter().zip(answers) {
+            out.push(match answer {
+                Some(job) => Ok(job),
+                None => self.enqueue_alone(request).await,
+            });
+        }
+        out
+    }
+
+    /// `enqueue_calls.sql` for calls of which some carry a key: each call's job, or `None` for
+    /// a call the statement left to go again alone. Two calls with one key and equivalent
+    /// requests resolve to one job, which the first of them created.
+    async fn enqueue_calls(&self, batch: &[JobRequest]) -> Result<Vec<Option<Enqueued>>> {
+        let keyed = KeyedBatch::group(batch).map_err(Error::Conflict)?;
+        let repeat = if batch.iter().all(|r| r.key.is_some()) {
+            Repeat::Safe
+        } else {
+            Repeat::Never
+        };
+        let rows = self
+            .enqueue_rows(&self.sql.enqueue_calls, &keyed.params(), repeat)
+            .await?
+            .iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+            .collect::<sqlx::Result<Vec<(Option<i64>, bool)>>>()?;
+        if rows.len() != keyed.sent.len() {
+            return Err(Error::Storage(format!(
+                "enqueue returned {} rows for {} entries; is the schema migrated to this version \
+                 of FlexiQ?",
+                rows.len(),
+                keyed.sent.len()
+            )));
+        }
+        let answers: Vec<Option<Enqueued>> = keyed
+            .resolves_to
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let (job_id, created) = rows[p];
+                job_id.map(|job_id| Enqueued {
+                    job_id,
+                    outcome: if created && keyed.sent[p] == i {
+                        Outcome::Accepted
+                    } else {
+                        Outcome::Replayed
+                    },
+                })
+            })
+            .collect();
+        let now = now_micros();
+        let due = batch.iter().zip(&answers).filter(|(r, a)| {
+            a.is_some_and(|a| a.outcome == Outcome::Accepted) && r.schedule.is_due(now)
+        });
+        self.announcer.announce(due.map(|(r, _)| r.queue.as_str()));
+        Ok(answers)
+    }
+}

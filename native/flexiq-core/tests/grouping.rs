@@ -1,0 +1,231 @@
+//! Single enqueues from concurrent callers, sent together, against a real PostgreSQL: the
+//! calls share statements, each gets the answer it would have had alone, and a call stuck on a
+//! lock holds up nobody else.
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use flexiq_core::{keys, Client, Enqueued, Error, JobRequest, Outcome};
+use sqlx::Connection;
+
+const TASK: &str = "charge_customer";
+
+fn job(key: Option<&str>, payload: &str) -> JobRequest {
+    let request = JobRequest::new(TASK, payload.as_bytes().to_vec());
+    match key {
+        Some(key) => request.with_key(key),
+        None => request,
+    }
+}
+
+/// Statements that inserted into the client's jobs table so far.
+async fn insert_statements(client: &Client) -> i64 {
+    common::execute(client, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements").await;
+    common::scalar(
+        client,
+        "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements
+          WHERE query LIKE '%INSERT INTO {schema}.jobs%'",
+    )
+    .await
+}
+
+/// What each call of the mixed burst below asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Call {
+    Fresh,
+    Unkeyed,
+    /// The same request as a job enqueued before the burst.
+    Replay,
+    /// A different request under the key of a job enqueued before the burst.
+    Conflict,
+    /// The same request as the other calls of its round that share this kind.
+    Shared,
+}
+
+const KINDS: [Call; 5] = [
+    Call::Fresh,
+    Call::Unkeyed,
+    Call::Replay,
+    Call::Conflict,
+    Call::Shared,
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_calls_share_statements_and_each_gets_its_own_answer() {
+    let client = Arc::new(common::client_with_pool(8).await);
+    let mut held = HashMap::new();
+    for i in 0..8 {
+        for key in [format!("same-{i}"), format!("diff-{i}")] {
+            let job = client.enqueue(&job(Some(&key), "{}")).await.expect("held");
+            held.insert(key, job.job_id);
+        }
+    }
+    let held = Arc::new(held);
+    let before = insert_statements(&client).await;
+
+    const TASKS: usize = 32;
+    const ROUNDS: usize = 10;
+    let mut tasks = Vec::new();
+    for t in 0..TASKS {
+        let (client, held) = (client.clone(), held.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut answers = Vec::new();
+            for round in 0..ROUNDS {
+                let kind = KINDS[(t + round) % KINDS.len()];
+                let (key, payload) = match kind {
+                    Call::Fresh => (Some(format!("fresh-{t}-{round}")), "{}"),
+                    Call::Unkeyed => (None, "{}"),
+                    Call::Replay => (Some(format!("same-{}", round % 8)), "{}"),
+                    Call::Conflict => (Some(format!("diff-{}", round % 8)), "[1]"),
+                    Call::Shared => (Some(format!("shared-{round}")), "{}"),
+                };
+                let answer = client.enqueue(&job(key.as_deref(), payload)).await;
+                if let (Call::Replay | Call::Conflict, Some(key)) = (kind, &key) {
+                    let expected = held[key];
+                    match (&answer, kind) {
+                        (Ok(Enqueued { job_id, outcome }), Call::Replay) => {
+                            assert_eq!((*job_id, *outcome), (expected, Outcome::Replayed))
+                        }
+                        (Err(Error::Conflict(c)), Call::Conflict) => {
+                            assert_eq!((c.index, c.job_id), (0, Some(expected)))
+                        }
+                        other => panic!("{kind:?} of {key}: {other:?}"),
+                    }
+                }
+                answers.push((kind, key, answer));
+            }
+            answers
+        }));
+    }
+    let mut new_ids = HashSet::new();
+    let mut shared: HashMap<String, (HashSet<i64>, usize)> = HashMap::new();
+    let mut calls = 0;
+    for task in tasks {
+        for (kind, key, answer) in task.await.expect("task") {
+            calls += 1;
+            match kind {
+                Call::Fresh | Call::Unkeyed => {
+                    let job = answer.expect("a new job");
+                    assert_eq!(job.outcome, Outcome::Accepted);
+                    assert!(new_ids.insert(job.job_id), "job {} twice", job.job_id);
+                }
+                Call::Shared => {
+                    let job = answer.expect("a shared job");
+                    let entry = shared.entry(key.expect("keyed")).or_default();
+                    entry.0.insert(job.job_id);
+                    entry.1 += usize::from(job.outcome == Outcome::Accepted);
+                }
+                Call::Replay | Call::Conflict => {}
+            }
+        }
+    }
+    for (key, (ids, accepted)) in &shared {
+        assert_eq!(
+            (ids.len(), *accepted),
+            (1, 1),
+            "{key}: one job, accepted once"
+        );
+    }
+    let new_jobs = new_ids.len() + shared.len();
+    assert_eq!(
+        common::job_count(&client).await,
+        (held.len() + new_jobs) as i64
+    );
+
+    // Calls that overlapped went out together: far fewer statements than calls, even with
+    // each conflicting call sent again alone.
+    let statements = insert_statements(&client).await - before;
+    assert!(
+        statements * 2 < calls,
+        "{statements} insert statements for {calls} calls"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_call_stuck_on_a_lock_holds_up_no_one_else() {
+    let client = Arc::new(common::client_with_pool(8).await);
+
+    // An application's transaction takes the key "blocked" and stays open.
+    let mut app = sqlx::PgConnection::connect(&common::server().url())
+        .await
+        .expect("connect");
+    let mut tx = app.begin().await.expect("begin");
+    sqlx::query(&format!(
+        "SELECT job_id FROM {}.enqueue($1, $2, $3, $4)",
+        client.schema()
+    ))
+    .bind(TASK)
+    .bind(&b"{}"[..])
+    .bind(keys::digest("blocked"))
+    .bind(keys::preview("blocked"))
+    .execute(&mut *tx)
+    .await
+    .expect("enqueue in the open transaction");
+    let xid: String = sqlx::query_scalar("SELECT pg_current_xact_id()::text")
+        .fetch_one(&mut *tx)
+        .await
+        .expect("xid");
+
+    // Calls for that key wait for the transaction: enough of them to fill every lane.
+    let mut stuck = Vec::new();
+    for _ in 0..3 {
+        let client = client.clone();
+        stuck.push(tokio::spawn(async move {
+            client.enqueue(&job(Some("blocked"), "{}")).await
+        }));
+    }
+    let waiting = "SELECT count(*) FROM pg_locks
+                    WHERE locktype = 'transactionid' AND NOT granted AND transactionid::text = $1";
+    let stats = sqlx::PgPool::connect(&common::server().url())
+        .await
+        .expect("connect");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let n: i64 = sqlx::query_scalar(waiting)
+            .bind(&xid)
+            .fetch_one(&stats)
+            .await
+            .expect("locks");
+        if n >= 2 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "calls did not wait");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // Every other call still goes through while they wait.
+    let others: Vec<_> = (0..20)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let key = format!("other-{i}");
+                client.enqueue(&job(Some(&key), "{}")).await
+            })
+        })
+        .collect();
+    for other in others {
+        let job = tokio::time::timeout(Duration::from_secs(20), other)
+            .await
+            .expect("not held up by the stuck calls")
+            .expect("task")
+            .expect("enqueued");
+        assert_eq!(job.outcome, Outcome::Accepted);
+    }
+    assert!(stuck.iter().all(|s| !s.is_finished()), "still waiting");
+
+    // Once the transaction rolls back, the key is free: one of the stuck calls takes it.
+    tx.rollback().await.expect("rollback");
+    let mut answers = Vec::new();
+    for s in stuck {
+        answers.push(s.await.expect("task").expect("enqueued"));
+    }
+    let ids: HashSet<i64> = answers.iter().map(|a| a.job_id).collect();
+    let accepted = answers
+        .iter()
+        .filter(|a| a.outcome == Outcome::Accepted)
+        .count();
+    assert_eq!((ids.len(), accepted), (1, 1));
+}
