@@ -233,16 +233,17 @@ impl Client {
         };
         let answers = match outcome {
             Ok(answers) => answers,
+            // Nothing was written, and going again alone would wait as long once more.
+            Err(error @ Error::PoolExhausted(_)) => {
+                return batch.iter().map(|_| Err(error.clone())).collect();
+            }
             Err(error) => {
                 // Nothing was written, or every job has a key and a repeat replays: each call
                 // goes again alone. Otherwise an unkeyed job may have been written: the error
                 // is each call's answer, as it would have been alone.
                 let nothing_written = matches!(
                     error,
-                    Error::Conflict(_)
-                        | Error::InvalidArgument(_)
-                        | Error::InvalidPayload(_)
-                        | Error::PoolExhausted(_)
+                    Error::Conflict(_) | Error::InvalidArgument(_) | Error::InvalidPayload(_)
                 );
                 if !nothing_written && batch.iter().any(|r| r.key.is_none()) {
                     return batch.iter().map(|_| Err(error.clone())).collect();
