@@ -91,15 +91,24 @@ BEGIN
 
         -- The rest met a holder. Release holders whose retention has closed, so that the next
         -- round takes their keys over; read the others (this statement's snapshot is fresh).
+        -- Each holder is looked up on its own (OFFSET 0), so that its key reaches the index as
+        -- a parameter whatever the statistics say; a join may read every held key.
         UPDATE {schema}.jobs j SET key_held = false
-          FROM unnest(v_id, p_scope, p_key_digest) AS t(id, scope, key_digest)
-         WHERE t.id IN (SELECT unnest(v_todo))
-           AND j.key_held AND j.held_until <= now()
-           AND j.key_scope = t.scope AND j.key_digest = t.key_digest;
+         WHERE j.id IN (SELECT h.id
+                          FROM unnest(v_id, p_scope, p_key_digest) AS t(id, scope, key_digest),
+                               LATERAL (SELECT x.id FROM {schema}.jobs x
+                                         WHERE x.key_held AND x.key_scope = t.scope
+                                           AND x.key_digest = t.key_digest
+                                        OFFSET 0) h
+                         WHERE t.id IN (SELECT unnest(v_todo)))
+           AND j.key_held AND j.held_until <= now();
 
-        SELECT coalesce(array_agg(ARRAY[t.id, j.id, 0]), '{}') INTO v_found
-          FROM unnest(v_id, p_scope, p_key_digest) AS t(id, scope, key_digest)
-          JOIN {schema}.jobs j ON j.key_held AND j.key_scope = t.scope AND j.key_digest = t.key_digest
+        SELECT coalesce(array_agg(ARRAY[t.id, h.id, 0]), '{}') INTO v_found
+          FROM unnest(v_id, p_scope, p_key_digest) AS t(id, scope, key_digest),
+               LATERAL (SELECT x.id FROM {schema}.jobs x
+                         WHERE x.key_held AND x.key_scope = t.scope
+                           AND x.key_digest = t.key_digest
+                        OFFSET 0) h
          WHERE t.id IN (SELECT unnest(v_todo));
         v_placed := v_placed || v_found;
         -- A holder that left in between is not found: its entry goes round again.
