@@ -74,6 +74,7 @@ const DEFINITIONS: &[Definition] = &[
     definition!("new_jobs"),
     definition!("request_of"),
     definition!("enqueue_keyed"),
+    definition!("enqueue_one"),
     definition!("require"),
     definition!("enqueue"),
     definition!("announce"),
