@@ -26,6 +26,7 @@ final class Claimer implements Runnable {
     private final TaskHandler<?>[] handlers;
     private final int capacity;
     private final Semaphore slots;
+    private final Semaphore unrecorded;
     private final long leaseMillis;
     private final long pollMillis;
     private final Consumer<HeldAttempt> dispatch;
@@ -37,13 +38,15 @@ final class Claimer implements Runnable {
     private int unresolvedSlots;
 
     Claimer(WorkerStore store, String[] queues, String[] tasks, TaskHandler<?>[] handlers, int claimBatch,
-            int capacity, Semaphore slots, long leaseMillis, long pollMillis, Consumer<HeldAttempt> dispatch) {
+            int capacity, Semaphore slots, Semaphore unrecorded, long leaseMillis, long pollMillis,
+            Consumer<HeldAttempt> dispatch) {
         this.store = store;
         this.queues = queues;
         this.tasks = tasks;
         this.handlers = handlers;
         this.capacity = capacity;
         this.slots = slots;
+        this.unrecorded = unrecorded;
         this.leaseMillis = leaseMillis;
         this.pollMillis = pollMillis;
         this.dispatch = dispatch;
@@ -87,7 +90,11 @@ final class Claimer implements Runnable {
 
     /** Claims for the free slots, or waits for work. */
     private void claimOnce() throws InterruptedException {
+        if (!unrecorded.tryAcquire(pollMillis, TimeUnit.MILLISECONDS)) {
+            return;
+        }
         if (!slots.tryAcquire(pollMillis, TimeUnit.MILLISECONDS)) {
+            unrecorded.release();
             return;
         }
         int free = 1 + slots.drainPermits();
@@ -96,8 +103,10 @@ final class Claimer implements Runnable {
             Thread.sleep(CLAIM_GATHER_MILLIS);
             free += slots.drainPermits();
         }
-        int want = Math.min(free, buffer.size());
+        int room = 1 + unrecorded.drainPermits();
+        int want = Math.min(Math.min(free, room), buffer.size());
         slots.release(free - want);
+        unrecorded.release(room - want);
         long token = ThreadLocalRandom.current().nextLong();
         long seen;
         int got;
@@ -110,14 +119,20 @@ final class Claimer implements Runnable {
             unresolvedSlots = want;
             throw e;
         } catch (RuntimeException e) {
-            slots.release(want);
+            release(want);
             throw e;
         }
         handOut(got);
-        slots.release(want - got);
+        release(want - got);
         if (got == 0 && claiming) {
             store.awaitWork(seen, pollMillis);
         }
+    }
+
+    /** Gives back what was reserved for {@code n} jobs that were not claimed. */
+    private void release(int n) {
+        slots.release(n);
+        unrecorded.release(n);
     }
 
     /** Runs the jobs of the claim that failed without an answer, if it took any. */
@@ -127,7 +142,7 @@ final class Claimer implements Runnable {
             LOG.log(System.Logger.Level.INFO, "recovered " + got + " jobs whose claim's answer was lost");
         }
         handOut(got);
-        slots.release(unresolvedSlots - got);
+        release(unresolvedSlots - got);
         unresolvedSlots = 0;
     }
 

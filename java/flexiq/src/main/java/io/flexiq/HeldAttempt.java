@@ -2,7 +2,6 @@ package io.flexiq;
 
 import java.util.Collection;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One claimed attempt of a job, from its claim until its outcome is recorded, it is given back,
@@ -22,11 +21,8 @@ final class HeldAttempt {
     final TaskHandler<?> handler;
     final byte[] payload;
     private final AtomicBoolean settled = new AtomicBoolean();
-    /**
-     * What must happen before its worker slot is free: its handler thread done with it, and it
-     * let go of by {@link HeldAttempts}.
-     */
-    private final AtomicInteger toFree = new AtomicInteger(2);
+    /** Whether its handler thread is done with it, or will never run it. */
+    private final AtomicBoolean handlerDone = new AtomicBoolean();
     /** The handler thread while the handler runs; guarded by this. */
     private Thread runner;
 
@@ -46,9 +42,9 @@ final class HeldAttempt {
         return settled.compareAndSet(false, true);
     }
 
-    /** Counts one of the two things its slot waits for; true for the last. */
-    boolean freeOnce() {
-        return toFree.decrementAndGet() == 0;
+    /** Marks its handler thread done with it; true the first time. */
+    boolean handlerDone() {
+        return handlerDone.compareAndSet(false, true);
     }
 
     boolean settled() {

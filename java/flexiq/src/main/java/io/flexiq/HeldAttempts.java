@@ -9,16 +9,20 @@ import java.util.concurrent.Semaphore;
 
 /**
  * The attempts whose lease a worker keeps: claimed, and not yet recorded, given back or lost.
- * Each holds one of the worker's slots until both its handler thread is done with it and it has
- * left this set, so that claims never run ahead of the outcomes being recorded: a worker whose
- * completions are slow claims no more than it can finish.
+ * Each holds one of the worker's slots until its handler thread is done with it, and a place
+ * among the unrecorded attempts until it leaves this set. There are a claim's worth more places
+ * than slots, so the next claim goes out while the last one's completions commit; and claims
+ * never run further ahead of the outcomes being recorded: a worker whose completions are slow
+ * claims no more than it can finish.
  */
 final class HeldAttempts {
     private final Set<HeldAttempt> held = ConcurrentHashMap.newKeySet();
     private final Semaphore slots;
+    private final Semaphore unrecorded;
 
-    HeldAttempts(Semaphore slots) {
+    HeldAttempts(Semaphore slots, Semaphore unrecorded) {
         this.slots = slots;
+        this.unrecorded = unrecorded;
     }
 
     void add(HeldAttempt a) {
@@ -35,7 +39,7 @@ final class HeldAttempts {
         if (!held.remove(a)) {
             return false;
         }
-        free(a);
+        unrecorded.release();
         return true;
     }
 
@@ -45,11 +49,7 @@ final class HeldAttempts {
 
     /** The handler thread is done with {@code a}, or will never run it. */
     void handlerDone(HeldAttempt a) {
-        free(a);
-    }
-
-    private void free(HeldAttempt a) {
-        if (a.freeOnce()) {
+        if (a.handlerDone()) {
             slots.release();
         }
     }

@@ -68,7 +68,8 @@ public final class Worker implements AutoCloseable {
         this.shutdownTimeout = b.shutdownTimeout;
         int capacity = b.concurrency + b.prefetch;
         Semaphore slots = new Semaphore(capacity);
-        HeldAttempts held = new HeldAttempts(slots);
+        Semaphore unrecorded = new Semaphore(capacity + b.claimBatch);
+        HeldAttempts held = new HeldAttempts(slots, unrecorded);
         this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"));
         this.outcomes = new OutcomeRecorder(store, held);
         this.runner = new AttemptRunner(store, b.client.serializer(), held, outcomes, b.concurrency,
@@ -76,7 +77,7 @@ public final class Worker implements AutoCloseable {
         String[] tasks = b.handlers.keySet().toArray(new String[0]);
         this.claimer = new Claimer(store, b.queues.toArray(new String[0]), tasks,
                 b.handlers.values().toArray(new TaskHandler<?>[0]), b.claimBatch, capacity, slots,
-                b.lease.toMillis(), b.pollInterval.toMillis(), runner::dispatch);
+                unrecorded, b.lease.toMillis(), b.pollInterval.toMillis(), runner::dispatch);
         this.claimerThread = threads(name + "-claimer").newThread(claimer);
         this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
     }
@@ -253,7 +254,11 @@ public final class Worker implements AutoCloseable {
             return this;
         }
 
-        /** The most jobs claimed in one statement (default 100). */
+        /**
+         * The most jobs claimed in one statement (default 100). As many jobs whose handlers
+         * returned may wait for their outcomes to commit, their leases held, while the next claim
+         * goes out; beyond that, the worker claims only as outcomes are recorded.
+         */
         public Builder claimBatch(int claimBatch) {
             if (claimBatch < 1) {
                 throw new IllegalArgumentException("claimBatch must be at least 1, got " + claimBatch);

@@ -8,6 +8,7 @@ import io.flexiq.FakeWorkerStore.Attempt;
 import io.flexiq.FakeWorkerStore.Failure;
 import io.flexiq.FakeWorkerStore.State;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -312,13 +313,16 @@ class WorkerLogicTest {
     }
 
     @Test
-    void aSlotIsFreeOnlyOnceItsAttemptsOutcomeIsRecorded() throws Exception {
-        List<Long> ids = List.of(store.add("echo", "a"), store.add("echo", "b"), store.add("echo", "c"));
+    void claimsRunOneBatchAheadOfRecordedOutcomesAndNoFurther() throws Exception {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            ids.add(store.add("echo", "job " + i));
+        }
         AtomicInteger claimed = new AtomicInteger();
         AtomicInteger completed = new AtomicInteger();
         AtomicInteger mostOutstanding = new AtomicInteger();
-        // Completions that take a while, as over a busy database: the slot of a handler that
-        // returned must wait for them.
+        // Completions that take a while, as over a busy database: a handler that returned frees
+        // its slot, but the worker claims at most one batch more than it has recorded.
         WorkerStore slowCompletions = new ForwardingStore(store) {
             @Override
             public int claim(String[] queues, String[] tasks, int limit, long leaseMillis, long token,
@@ -340,10 +344,12 @@ class WorkerLogicTest {
                 return done;
             }
         };
-        worker = worker((payload, job) -> {}).concurrency(1).prefetch(0).build(slowCompletions).start();
+        worker = worker((payload, job) -> {}).concurrency(1).prefetch(0).claimBatch(2).build(slowCompletions)
+                .start();
         await("the three jobs to complete", () -> ids.stream().allMatch(id -> store.state(id) == State.COMPLETED));
         worker.close();
-        assertEquals(1, mostOutstanding.get(), "claimed attempts whose completion was not recorded yet");
+        // One running (concurrency 1, prefetch 0) plus a batch of two whose handlers returned.
+        assertEquals(3, mostOutstanding.get(), "claimed attempts whose completion was not recorded yet");
     }
 
     /** Waits for {@code latch}, ignoring interrupts, as a badly behaved handler does. */
