@@ -5,9 +5,15 @@
 -- an array, so that every plan, whatever the statistics, updates them by primary key (a join
 -- on the claimed rows lets a cached generic plan, guessing their number from LIMIT $3, hash
 -- the whole table); the jobs come back in claim order.
-WITH next AS (
+WITH async AS MATERIALIZED (
+    -- The claim's commit does not wait for its disk flush: an idle worker starts its job a flush
+    -- sooner. Should PostgreSQL crash before the flush (a fraction of a second), the claim is
+    -- forgotten and the job runs again, as it would once a lost worker's lease passed; the
+    -- attempt's outcome, committed durably, flushes its claim with it.
+    SELECT set_config('synchronous_commit', 'off', true)
+), next AS (
     SELECT c.id
-      FROM unnest($1::text[]) AS q(name),
+      FROM async, unnest($1::text[]) AS q(name),
            LATERAL (SELECT j.id, j.priority, j.run_at
                       FROM {schema}.jobs j
                      WHERE j.queue = q.name

@@ -27,7 +27,8 @@ import java.util.stream.Stream;
 
 /**
  * Workers, measured on one private PostgreSQL with durable commits: enqueue-to-start latency
- * with an idle worker (woken by PostgreSQL's notification), and claimed-and-completed jobs per
+ * with an idle worker (woken by PostgreSQL's notification), beside the same chain in minimal SQL
+ * ({@link MinimalLatency}), and claimed-and-completed jobs per
  * second with no-op handlers in one and two worker processes, then one worker process started on
  * a backlog inserted and analyzed before it (the jobs per throughput run, and any backlogs listed
  * in {@code -Dflexiq.bench.backlogs=1000000}). Each beside the claim-and-complete limit on the
@@ -66,7 +67,7 @@ public final class WorkerBench {
                 FlexiQ queue = FlexiQ.builder(pg.url()).schema(SCHEMA).migrate(true).build()) {
             System.out.printf(Locale.ROOT, "FlexiQ worker benchmark: %d cores, PostgreSQL with fsync and"
                     + " synchronous_commit on%n%n", Runtime.getRuntime().availableProcessors());
-            latency(queue, samples);
+            latency(queue, pg, samples);
             System.out.printf(Locale.ROOT, "%n" + LABEL, "claimed and completed, no-op handler",
                     "FlexiQ jobs/s", "limit jobs/s", "ratio");
             for (int processes : new int[] {1, 2}) {
@@ -86,8 +87,23 @@ public final class WorkerBench {
         }
     }
 
-    /** Enqueue-to-start latency with an idle worker whose polling is too slow to matter. */
-    static void latency(FlexiQ queue, int samples) throws Exception {
+    /**
+     * Enqueue-to-start latency with an idle worker whose polling is too slow to matter, beside the
+     * same chain in minimal SQL.
+     */
+    static void latency(FlexiQ queue, PostgresServer pg, int samples) throws Exception {
+        long[] flexiq = flexiqLatency(queue, samples);
+        String load = loadAverage();
+        long[] minimal = MinimalLatency.sample(pg.jdbcUrl(), samples);
+        System.out.printf(Locale.ROOT, "enqueue-to-start latency, idle worker, %d samples, ms:%n"
+                + "  FlexiQ (enqueue to handler start)       p50 %5.1f  p99 %5.1f   load %s%n"
+                + "  minimal SQL (insert+notify to claimed)  p50 %5.1f  p99 %5.1f   load %s%n",
+                samples, flexiq[samples / 2] / 1000.0, flexiq[samples * 99 / 100] / 1000.0, load,
+                minimal[samples / 2] / 1000.0, minimal[samples * 99 / 100] / 1000.0, loadAverage());
+    }
+
+    /** Enqueue-to-start times of a FlexiQ worker, in microseconds, sorted. */
+    private static long[] flexiqLatency(FlexiQ queue, int samples) throws Exception {
         BlockingQueue<Long> started = new ArrayBlockingQueue<>(1);
         Worker worker = queue.worker()
                 .handle(TICK, (tick, job) -> started.add(System.nanoTime()))
@@ -108,8 +124,7 @@ public final class WorkerBench {
                 micros[i] = (at - before) / 1_000;
             }
             Arrays.sort(micros);
-            System.out.printf(Locale.ROOT, "enqueue-to-start latency, idle worker, %d samples: p50 %.1f ms,"
-                    + " p99 %.1f ms%n", samples, micros[samples / 2] / 1000.0, micros[samples * 99 / 100] / 1000.0);
+            return micros;
         } finally {
             worker.close();
         }
