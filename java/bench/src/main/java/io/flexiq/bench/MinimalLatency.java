@@ -6,7 +6,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.Arrays;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -44,20 +43,10 @@ final class MinimalLatency {
             if (!listener.ready.await(10, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("the minimal listener did not start listening");
             }
-            long[] micros = new long[samples];
-            for (int i = 0; i < samples; i++) {
-                Thread.sleep(20);
-                long before = System.nanoTime();
+            return WorkerBench.timeChains(samples, i -> {
                 enqueue.setBytes(1, ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8));
                 enqueue.executeQuery().close();
-                Long at = claimed.poll(10, TimeUnit.SECONDS);
-                if (at == null) {
-                    throw new IllegalStateException("the minimal listener did not claim row " + i);
-                }
-                micros[i] = (at - before) / 1_000;
-            }
-            Arrays.sort(micros);
-            return micros;
+            }, claimed, "the minimal listener");
         } finally {
             listener.stop = true;
             thread.join();

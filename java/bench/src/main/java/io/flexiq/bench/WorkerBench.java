@@ -112,22 +112,36 @@ public final class WorkerBench {
                 .start();
         try {
             Thread.sleep(500);
-            long[] micros = new long[samples];
-            for (int i = 0; i < samples; i++) {
-                Thread.sleep(20);
-                long before = System.nanoTime();
-                queue.enqueue(TICK, new Tick(i));
-                Long at = started.poll(10, TimeUnit.SECONDS);
-                if (at == null) {
-                    throw new IllegalStateException("the worker did not start job " + i);
-                }
-                micros[i] = (at - before) / 1_000;
-            }
-            Arrays.sort(micros);
-            return micros;
+            return timeChains(samples, i -> queue.enqueue(TICK, new Tick(i)), started, "the worker");
         } finally {
             worker.close();
         }
+    }
+
+    /** Enqueues sample {@code i}. */
+    interface SampleEnqueue {
+        void enqueue(int i) throws Exception;
+    }
+
+    /**
+     * Times {@code samples} chains 20 ms apart, each from just before its enqueue to the instant
+     * {@code started} receives, in microseconds, sorted; {@code who} names the receiving side.
+     */
+    static long[] timeChains(int samples, SampleEnqueue enqueue, BlockingQueue<Long> started, String who)
+            throws Exception {
+        long[] micros = new long[samples];
+        for (int i = 0; i < samples; i++) {
+            Thread.sleep(20);
+            long before = System.nanoTime();
+            enqueue.enqueue(i);
+            Long at = started.poll(10, TimeUnit.SECONDS);
+            if (at == null) {
+                throw new IllegalStateException(who + " did not start sample " + i + " within 10 s");
+            }
+            micros[i] = (at - before) / 1_000;
+        }
+        Arrays.sort(micros);
+        return micros;
     }
 
     /** Jobs per second for worker JVMs draining {@code jobs} due jobs. */
