@@ -3,10 +3,15 @@ package io.flexiq;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.flexiq.internal.NativeBridge;
 import java.io.IOException;
+import java.util.Objects;
 
 /**
  * The default {@link PayloadSerializer}: Jackson maps the payload to JSON, and FlexiQ's native
@@ -31,12 +36,17 @@ import java.io.IOException;
  * (below 10^-322) whose shortest Java and JavaScript digits differ.
  */
 public final class CanonicalJsonSerializer implements PayloadSerializer {
-    private final ObjectMapper mapper;
+    /** Writes and reads the JSON before its rewrite to canonical form. */
+    private final PayloadSerializer json;
     private final boolean canonical;
 
-    /** A serializer over a default Jackson mapper. */
+    /**
+     * A serializer over a default Jackson mapper that also maps {@code java.time} values, as
+     * ISO-8601 strings exact to the nanosecond ({@code "2026-11-30T23:14:10.123456789Z"}; an
+     * {@code OffsetDateTime} keeps its offset), and {@code Optional}s, as their value or null.
+     */
     public CanonicalJsonSerializer() {
-        this(JsonMapper.builder().build());
+        this(defaultMapper());
     }
 
     /**
@@ -44,7 +54,19 @@ public final class CanonicalJsonSerializer implements PayloadSerializer {
      * it computes no keys, so it runs where no native library loads.
      */
     static CanonicalJsonSerializer withoutNativeCore() {
-        return new CanonicalJsonSerializer(JsonMapper.builder().build(), false);
+        return new CanonicalJsonSerializer(defaultMapper(), false);
+    }
+
+    private static ObjectMapper defaultMapper() {
+        return JsonMapper.builder()
+                .addModule(new JavaTimeModule())
+                .addModule(new Jdk8Module())
+                // Numbers would lose an Instant's nanoseconds in the double that canonical JSON keeps.
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
+                // A payload reads back as it was written, not moved to UTC.
+                .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+                .build();
     }
 
     /**
@@ -59,16 +81,28 @@ public final class CanonicalJsonSerializer implements PayloadSerializer {
     }
 
     private CanonicalJsonSerializer(ObjectMapper mapper, boolean canonical) {
+        this(new JacksonJson(mapper), canonical);
+    }
+
+    private CanonicalJsonSerializer(PayloadSerializer json, boolean canonical) {
+        this.json = json;
         this.canonical = canonical;
-        this.mapper = mapper.copy();
-        this.mapper.getFactory().configure(JsonWriteFeature.WRITE_NAN_AS_STRINGS.mappedFeature(), false);
-        this.mapper.getFactory().configure(StreamWriteFeature.USE_FAST_DOUBLE_WRITER.mappedFeature(), true);
+    }
+
+    /**
+     * A serializer whose JSON comes from another mapper ({@code json}: Jackson 3's
+     * {@code JsonMapper}, as Spring Boot 4 configures it, or any other), rewritten in canonical
+     * form by the native core, with the same refusals as the default. Payloads are read back by
+     * {@code json}. The mapper must write JSON text in UTF-8.
+     */
+    public static CanonicalJsonSerializer canonicalizing(PayloadSerializer json) {
+        return new CanonicalJsonSerializer(Objects.requireNonNull(json, "json"), true);
     }
 
     @Override
     public byte[] serialize(Object payload) {
-        byte[] json = json(payload);
-        return canonical ? NativeBridge.canonicalJson(json) : json;
+        byte[] bytes = json.serialize(payload);
+        return canonical ? NativeBridge.canonicalJson(bytes) : bytes;
     }
 
     /**
@@ -77,30 +111,47 @@ public final class CanonicalJsonSerializer implements PayloadSerializer {
      * canonicalize, so that the caller serializes as usual.
      */
     byte[] jsonForNativeCanonicalForm(Object payload) {
-        return canonical ? json(payload) : null;
-    }
-
-    private byte[] json(Object payload) {
-        try {
-            return mapper.writeValueAsBytes(payload);
-        } catch (JsonProcessingException e) {
-            throw new PayloadSerializationException(
-                    "payload of type " + typeName(payload) + " does not serialize to JSON: "
-                            + e.getOriginalMessage(), e);
-        }
+        return canonical ? json.serialize(payload) : null;
     }
 
     @Override
     public <T> T deserialize(byte[] bytes, Class<T> type) {
-        try {
-            return mapper.readValue(bytes, type);
-        } catch (IOException e) {
-            throw new PayloadSerializationException(
-                    "stored payload does not read as " + type.getName() + ": " + e.getMessage(), e);
-        }
+        return json.deserialize(bytes, type);
     }
 
-    private static String typeName(Object payload) {
-        return payload == null ? "null" : payload.getClass().getName();
+    /** Jackson 2's mapping, before the rewrite to canonical form. */
+    private static final class JacksonJson implements PayloadSerializer {
+        private final ObjectMapper mapper;
+
+        JacksonJson(ObjectMapper mapper) {
+            this.mapper = mapper.copy();
+            this.mapper.getFactory().configure(JsonWriteFeature.WRITE_NAN_AS_STRINGS.mappedFeature(), false);
+            this.mapper.getFactory().configure(StreamWriteFeature.USE_FAST_DOUBLE_WRITER.mappedFeature(), true);
+        }
+
+        @Override
+        public byte[] serialize(Object payload) {
+            try {
+                return mapper.writeValueAsBytes(payload);
+            } catch (JsonProcessingException e) {
+                throw new PayloadSerializationException(
+                        "payload of type " + typeName(payload) + " does not serialize to JSON: "
+                                + e.getOriginalMessage(), e);
+            }
+        }
+
+        @Override
+        public <T> T deserialize(byte[] bytes, Class<T> type) {
+            try {
+                return mapper.readValue(bytes, type);
+            } catch (IOException e) {
+                throw new PayloadSerializationException(
+                        "stored payload does not read as " + type.getName() + ": " + e.getMessage(), e);
+            }
+        }
+
+        private static String typeName(Object payload) {
+            return payload == null ? "null" : payload.getClass().getName();
+        }
     }
 }
