@@ -23,8 +23,27 @@ final class ClassSchema {
 
     /** Creates a fresh schema in the database at {@code url} and migrates a client onto it. */
     static ClassSchema create(String url, JdbcTarget jdbc) {
-        String schema = "flexiq_test_" + JVM_TAG + "_" + NEXT.incrementAndGet();
+        String schema = freshName();
         return new ClassSchema(FlexiQ.builder(url).schema(schema).migrate(true).build(), jdbc);
+    }
+
+    /** A schema name no other test class of this JVM, or of another JVM sharing the database, uses. */
+    static String freshName() {
+        return "flexiq_test_" + JVM_TAG + "_" + NEXT.incrementAndGet();
+    }
+
+    /**
+     * Drops a schema with everything in it, if it exists.
+     *
+     * @throws SQLException if it could not be dropped
+     */
+    static void drop(JdbcTarget jdbc, String schema) throws SQLException {
+        try (Connection connection = jdbc.connect(); Statement statement = connection.createStatement()) {
+            statement.execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
+        } catch (SQLException e) {
+            throw new SQLException("could not drop the test schema " + schema + " at " + jdbc.url() + ": "
+                    + e.getMessage(), e.getSQLState(), e);
+        }
     }
 
     FlexiQ client() {
@@ -38,11 +57,6 @@ final class ClassSchema {
      */
     void drop() throws SQLException {
         client.close();
-        try (Connection connection = jdbc.connect(); Statement statement = connection.createStatement()) {
-            statement.execute("DROP SCHEMA IF EXISTS \"" + client.schema() + "\" CASCADE");
-        } catch (SQLException e) {
-            throw new SQLException("could not drop the test schema " + client.schema() + " at " + jdbc.url() + ": "
-                    + e.getMessage(), e.getSQLState(), e);
-        }
+        drop(jdbc, client.schema());
     }
 }

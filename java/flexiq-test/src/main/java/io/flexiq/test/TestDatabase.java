@@ -28,6 +28,18 @@ final class TestDatabase {
     }
 
     /**
+     * The URL of an existing database named by the system property or the environment variable,
+     * for callers outside JUnit's configuration (Spring's context initializer).
+     */
+    static Optional<String> configuredUrl() {
+        Optional<String> url = Optional.ofNullable(System.getProperty(URL_PARAMETER)).filter(s -> !s.isBlank());
+        if (url.isPresent()) {
+            return url;
+        }
+        return Optional.ofNullable(System.getenv(URL_VARIABLE)).filter(s -> !s.isBlank());
+    }
+
+    /**
      * This JVM's server, started on first use (fast: without fsync) and closed when the JVM
      * ends. A class that left it shut down does not break the next: it is started again here.
      *

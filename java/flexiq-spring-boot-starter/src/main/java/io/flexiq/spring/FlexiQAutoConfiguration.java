@@ -1,0 +1,137 @@
+package io.flexiq.spring;
+
+import io.flexiq.CanonicalJsonSerializer;
+import io.flexiq.FlexiQ;
+import io.flexiq.PayloadSerializer;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Auto-configuration of FlexiQ (turned off by {@code flexiq.enabled=false}):
+ * <ul>
+ *   <li>a {@link FlexiQ} client on {@code flexiq.url}, else on the database of
+ *       {@code spring.datasource.*} (its JDBC URL carried over, see {@link JdbcUrls}), migrated at
+ *       startup unless {@code flexiq.migrate=false}, with a pool of its own;
+ *   <li>a {@link PayloadSerializer}: the application's Jackson 3 {@link JsonMapper} in canonical
+ *       form ({@link JacksonJsonSerializer}), or FlexiQ's default without one;
+ *   <li>the primary {@link io.flexiq.JobQueue}, a {@link TransactionalJobQueue} that enqueues in
+ *       the Spring-managed transaction in progress;
+ *   <li>with {@link FlexiQHandler} beans, a worker running them in the application's lifecycle
+ *       ({@link FlexiQWorkerLifecycle}; off with {@code flexiq.worker.enabled=false});
+ *   <li>with Spring Boot's health module, the {@code flexiq} health indicator.
+ * </ul>
+ * Each bean gives way to one of the application's own.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration"})
+@ConditionalOnClass(FlexiQ.class)
+@ConditionalOnBooleanProperty(name = "flexiq.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(FlexiQProperties.class)
+public final class FlexiQAutoConfiguration {
+    /** Created by Spring. */
+    public FlexiQAutoConfiguration() {}
+
+    /** The client, on the configured database; closed (its worker first) with the context. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    FlexiQ flexiQ(FlexiQProperties properties, ObjectProvider<PayloadSerializer> serializer,
+            ObjectProvider<DataSourceDatabase> dataSourceDatabase) {
+        String url = properties.getUrl();
+        if (url == null || url.isBlank()) {
+            DataSourceDatabase database = dataSourceDatabase.getIfAvailable();
+            if (database == null) {
+                throw new IllegalStateException("no database to connect FlexiQ to: set flexiq.url "
+                        + "(postgres://user:password@host:port/database) or spring.datasource.url");
+            }
+            url = database.postgresUrl();
+        }
+        FlexiQ.Builder builder = FlexiQ.builder(url)
+                .schema(properties.getSchema())
+                .poolSize(properties.getPoolSize())
+                .connectTimeout(properties.getConnectTimeout())
+                .acquireTimeout(properties.getAcquireTimeout())
+                .migrate(properties.isMigrate());
+        if (properties.getKeyRetention() != null) {
+            builder.keyRetention(properties.getKeyRetention());
+        }
+        PayloadSerializer chosen = serializer.getIfAvailable();
+        if (chosen != null) {
+            builder.serializer(chosen);
+        }
+        return builder.build();
+    }
+
+    /** The primary {@link io.flexiq.JobQueue}: enqueues join the Spring-managed transaction. */
+    @Bean
+    @Primary
+    @ConditionalOnMissingBean
+    TransactionalJobQueue flexiqJobQueue(FlexiQ client, FlexiQProperties properties,
+            ObjectProvider<DataSource> dataSource) {
+        return new TransactionalJobQueue(client, properties.isJoinTransactions() ? dataSource.getIfUnique() : null);
+    }
+
+    /** The worker of the application's handler beans; none without them. */
+    @Bean
+    @ConditionalOnBean(FlexiQHandler.class)
+    @ConditionalOnBooleanProperty(name = "flexiq.worker.enabled", matchIfMissing = true)
+    @ConditionalOnMissingBean
+    FlexiQWorkerLifecycle flexiqWorker(FlexiQ client, List<FlexiQHandler<?>> handlers, FlexiQProperties properties) {
+        return new FlexiQWorkerLifecycle(client, handlers, properties.getWorker());
+    }
+
+    /** The application's Jackson 3 mapper as FlexiQ's payload serializer. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(JsonMapper.class)
+    static class JacksonConfiguration {
+        @Bean
+        @ConditionalOnBean(JsonMapper.class)
+        @ConditionalOnMissingBean(PayloadSerializer.class)
+        PayloadSerializer flexiqPayloadSerializer(JsonMapper mapper) {
+            return CanonicalJsonSerializer.canonicalizing(new JacksonJsonSerializer(mapper));
+        }
+    }
+
+    /** The database of {@code spring.datasource.*} (or a service connection), as FlexiQ reaches it. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(JdbcConnectionDetails.class)
+    static class DataSourceConfiguration {
+        @Bean
+        @ConditionalOnBean(JdbcConnectionDetails.class)
+        DataSourceDatabase flexiqDataSourceDatabase(JdbcConnectionDetails details) {
+            return () -> JdbcUrls.toPostgresUrl(details.getJdbcUrl(), details.getUsername(), details.getPassword());
+        }
+    }
+
+    /** The {@code flexiq} health indicator, with Spring Boot's health module. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    @ConditionalOnEnabledHealthIndicator("flexiq")
+    static class HealthConfiguration {
+        @Bean
+        @ConditionalOnMissingBean(name = "flexiqHealthIndicator")
+        FlexiQHealthIndicator flexiqHealthIndicator(FlexiQ client, ObjectProvider<FlexiQWorkerLifecycle> worker) {
+            return new FlexiQHealthIndicator(client, worker.getIfAvailable());
+        }
+    }
+
+    /** The application's database as a {@code postgres://} URL, converted when first asked for. */
+    @FunctionalInterface
+    interface DataSourceDatabase {
+        String postgresUrl();
+    }
+}

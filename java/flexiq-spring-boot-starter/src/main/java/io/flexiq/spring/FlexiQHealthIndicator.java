@@ -1,0 +1,40 @@
+package io.flexiq.spring;
+
+import io.flexiq.FlexiQ;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * FlexiQ's health, as {@code flexiq} under {@code /actuator/health}: up when PostgreSQL answers a
+ * lookup in FlexiQ's schema (which fails when the schema is missing or not migrated) and the
+ * worker runs, if the application has handler beans; down otherwise, with the error. Details:
+ * the schema, and the worker's state, queues and tasks.
+ */
+public final class FlexiQHealthIndicator extends AbstractHealthIndicator {
+    private final FlexiQ client;
+    private final FlexiQWorkerLifecycle worker;
+
+    /** Health of {@code client} and of {@code worker} (null without handler beans). */
+    public FlexiQHealthIndicator(FlexiQ client, FlexiQWorkerLifecycle worker) {
+        super("FlexiQ health check failed");
+        this.client = client;
+        this.worker = worker;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) {
+        builder.withDetail("schema", client.schema());
+        if (worker != null) {
+            builder.withDetail("worker", worker.isRunning() ? "running" : "stopped")
+                    .withDetail("queues", worker.settings().getQueues())
+                    .withDetail("tasks", worker.tasks());
+        }
+        // Reads FlexiQ's jobs table: reaches PostgreSQL through the client's pool, in its schema.
+        client.getJob("1");
+        if (worker != null && !worker.isRunning()) {
+            builder.down();
+        } else {
+            builder.up();
+        }
+    }
+}

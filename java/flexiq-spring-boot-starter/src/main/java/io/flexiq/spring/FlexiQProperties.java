@@ -1,0 +1,217 @@
+package io.flexiq.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code flexiq.*} properties. Without {@code flexiq.url}, the client connects to the
+ * database of {@code spring.datasource.*}.
+ */
+@ConfigurationProperties("flexiq")
+public class FlexiQProperties {
+    /** Whether to auto-configure FlexiQ at all. */
+    private boolean enabled = true;
+    /**
+     * The database, as postgres://user:password@host:port/database?sslmode=...; by default the one
+     * of spring.datasource.url, username and password.
+     */
+    private String url;
+    /** The PostgreSQL schema holding FlexiQ's tables. */
+    private String schema = "flexiq";
+    /** The most connections FlexiQ's own pool opens (besides the application's DataSource). */
+    private int poolSize = 10;
+    /** How long opening one connection may take. */
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    /** How long a call waits for a connection of a busy pool. */
+    private Duration acquireTimeout = Duration.ofSeconds(30);
+    /** Whether to apply missing migrations of FlexiQ's schema when the application starts. */
+    private boolean migrate = true;
+    /**
+     * How long an explicit idempotency key stays bound to its job after the job is accepted, when
+     * an enqueue sets none; FlexiQ's default (24 hours) when unset.
+     */
+    private Duration keyRetention;
+    /**
+     * Whether the JobQueue bean enqueues on the connection of the Spring-managed transaction in
+     * progress (so that the job commits or rolls back with it). That DataSource must reach the
+     * database holding FlexiQ's schema.
+     */
+    private boolean joinTransactions = true;
+    private final Worker worker = new Worker();
+
+    /** Whether to auto-configure FlexiQ at all (default true). */
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    /** Sets whether to auto-configure FlexiQ at all. */
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /** The database's postgres:// URL, or null to use spring.datasource.*. */
+    public String getUrl() {
+        return url;
+    }
+
+    /** Sets the database's postgres:// URL. */
+    public void setUrl(String url) {
+        this.url = url;
+    }
+
+    /** The PostgreSQL schema holding FlexiQ's tables (default flexiq). */
+    public String getSchema() {
+        return schema;
+    }
+
+    /** Sets the PostgreSQL schema holding FlexiQ's tables. */
+    public void setSchema(String schema) {
+        this.schema = schema;
+    }
+
+    /** The most connections FlexiQ's pool opens (default 10). */
+    public int getPoolSize() {
+        return poolSize;
+    }
+
+    /** Sets the most connections FlexiQ's pool opens. */
+    public void setPoolSize(int poolSize) {
+        this.poolSize = poolSize;
+    }
+
+    /** How long opening one connection may take (default 5 s). */
+    public Duration getConnectTimeout() {
+        return connectTimeout;
+    }
+
+    /** Sets how long opening one connection may take. */
+    public void setConnectTimeout(Duration connectTimeout) {
+        this.connectTimeout = connectTimeout;
+    }
+
+    /** How long a call waits for a connection of a busy pool (default 30 s). */
+    public Duration getAcquireTimeout() {
+        return acquireTimeout;
+    }
+
+    /** Sets how long a call waits for a connection of a busy pool. */
+    public void setAcquireTimeout(Duration acquireTimeout) {
+        this.acquireTimeout = acquireTimeout;
+    }
+
+    /** Whether to migrate FlexiQ's schema at startup (default true). */
+    public boolean isMigrate() {
+        return migrate;
+    }
+
+    /** Sets whether to migrate FlexiQ's schema at startup. */
+    public void setMigrate(boolean migrate) {
+        this.migrate = migrate;
+    }
+
+    /** The default retention of explicit keys, or null for FlexiQ's (24 hours). */
+    public Duration getKeyRetention() {
+        return keyRetention;
+    }
+
+    /** Sets the default retention of explicit keys. */
+    public void setKeyRetention(Duration keyRetention) {
+        this.keyRetention = keyRetention;
+    }
+
+    /** Whether enqueues join the Spring-managed transaction in progress (default true). */
+    public boolean isJoinTransactions() {
+        return joinTransactions;
+    }
+
+    /** Sets whether enqueues join the Spring-managed transaction in progress. */
+    public void setJoinTransactions(boolean joinTransactions) {
+        this.joinTransactions = joinTransactions;
+    }
+
+    /** The worker's settings. */
+    public Worker getWorker() {
+        return worker;
+    }
+
+    /** The {@code flexiq.worker.*} properties: the worker running the application's handler beans. */
+    public static class Worker {
+        /** Whether to run the handler beans in a worker (none runs without handler beans anyway). */
+        private boolean enabled = true;
+        /** The queues to take jobs from. */
+        private List<String> queues = new ArrayList<>(List.of("default"));
+        /** How many jobs run at once. */
+        private int concurrency = 10;
+        /** How long a claimed job stays this worker's without a word from it; extended while the handler runs. */
+        private Duration lease = Duration.ofSeconds(30);
+        /** How often an idle worker looks for due jobs without being woken. */
+        private Duration pollInterval = Duration.ofSeconds(1);
+        /**
+         * How long running handlers may finish when the application stops; those still running
+         * then are interrupted and their jobs given back to the queue, the attempt not counted.
+         */
+        private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+        /** Whether to run the handler beans (default true). */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** Sets whether to run the handler beans. */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** The queues to take jobs from (default: default). */
+        public List<String> getQueues() {
+            return queues;
+        }
+
+        /** Sets the queues to take jobs from. */
+        public void setQueues(List<String> queues) {
+            this.queues = queues;
+        }
+
+        /** How many jobs run at once (default 10). */
+        public int getConcurrency() {
+            return concurrency;
+        }
+
+        /** Sets how many jobs run at once. */
+        public void setConcurrency(int concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        /** The lease of a claimed job (default 30 s). */
+        public Duration getLease() {
+            return lease;
+        }
+
+        /** Sets the lease of a claimed job. */
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
+        /** How often an idle worker polls (default 1 s). */
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        /** Sets how often an idle worker polls. */
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+
+        /** How long running handlers may finish at shutdown (default 10 s). */
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        /** Sets how long running handlers may finish at shutdown. */
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+}

@@ -1,0 +1,360 @@
+package io.flexiq.spring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flexiq.EnqueueOptions;
+import io.flexiq.EnqueueOutcome;
+import io.flexiq.EnqueueResult;
+import io.flexiq.FlexiQ;
+import io.flexiq.JobContext;
+import io.flexiq.JobQueue;
+import io.flexiq.PayloadSerializer;
+import io.flexiq.Task;
+import io.flexiq.test.FlexiQExtension;
+import io.flexiq.test.FlexiQPostgresInitializer;
+import io.flexiq.test.PostgresServer;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Instant;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The auto-configuration against a real PostgreSQL: this JVM's test server, through the same
+ * initializer that {@code @FlexiQPostgres} applies.
+ */
+@ExtendWith(FlexiQExtension.class)
+class FlexiQAutoConfigurationTest {
+    record Charge(long orderId, long amountCents, Instant at) {}
+
+    static final Task<Charge> CHARGE = Task.of("charge", Charge.class);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withInitializer(new FlexiQPostgresInitializer())
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+                    JacksonAutoConfiguration.class, FlexiQAutoConfiguration.class));
+
+    /** Without the test database: for what happens with other data sources. */
+    private final ApplicationContextRunner bare = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FlexiQAutoConfiguration.class));
+
+    @Test
+    void connectsToTheDataSourcesDatabaseMigratedInItsSchema() {
+        runner.run(context -> {
+            assertNull(context.getStartupFailure());
+            FlexiQ client = context.getBean(FlexiQ.class);
+            assertEquals(context.getEnvironment().getProperty("flexiq.schema"), client.schema());
+            JobQueue queue = context.getBean(JobQueue.class);
+            assertInstanceOf(TransactionalJobQueue.class, queue);
+            String id = queue.enqueue(CHARGE, new Charge(1, 100, Instant.EPOCH));
+            assertTrue(client.getJob(id).isPresent());
+        });
+    }
+
+    @Test
+    void eachContextGetsASchemaOfItsOwnDroppedWhenItCloses(PostgresServer server) throws Exception {
+        String[] schemas = new String[2];
+        runner.run(first -> runner.run(second -> {
+            schemas[0] = first.getBean(FlexiQ.class).schema();
+            schemas[1] = second.getBean(FlexiQ.class).schema();
+        }));
+        assertFalse(schemas[0].equals(schemas[1]));
+        try (Connection connection = DriverManager.getConnection(server.jdbcUrl());
+                PreparedStatement statement = connection.prepareStatement(
+                        "SELECT count(*) FROM pg_namespace WHERE nspname IN (?, ?)")) {
+            statement.setString(1, schemas[0]);
+            statement.setString(2, schemas[1]);
+            try (ResultSet rows = statement.executeQuery()) {
+                rows.next();
+                assertEquals(0, rows.getInt(1));
+            }
+        }
+    }
+
+    @Test
+    void anEnqueueInASpringTransactionCommitsAndRollsBackWithIt() {
+        runner.run(context -> {
+            FlexiQ client = context.getBean(FlexiQ.class);
+            JobQueue queue = context.getBean(JobQueue.class);
+            JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+            TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            String schema = client.schema();
+            jdbc.execute("CREATE TABLE \"" + schema + "\".orders (id bigint PRIMARY KEY)");
+
+            String rolledBack = tx.execute(status -> {
+                jdbc.update("INSERT INTO \"" + schema + "\".orders VALUES (1)");
+                String id = queue.enqueue(CHARGE, new Charge(1, 100, Instant.EPOCH));
+                // Not yet visible to the client's own pool: it is in this transaction.
+                assertFalse(client.getJob(id).isPresent());
+                status.setRollbackOnly();
+                return id;
+            });
+            assertFalse(client.getJob(rolledBack).isPresent());
+            assertEquals(0, jdbc.queryForObject("SELECT count(*) FROM \"" + schema + "\".orders", Long.class));
+
+            String committed = tx.execute(status -> {
+                jdbc.update("INSERT INTO \"" + schema + "\".orders VALUES (2)");
+                return queue.enqueue(CHARGE, new Charge(2, 100, Instant.EPOCH));
+            });
+            assertTrue(client.getJob(committed).isPresent());
+            assertEquals(1, jdbc.queryForObject("SELECT count(*) FROM \"" + schema + "\".orders", Long.class));
+        });
+    }
+
+    @Test
+    void aRepeatedKeyedEnqueueInAnotherTransactionGetsTheSameJob() {
+        runner.run(context -> {
+            JobQueue queue = context.getBean(JobQueue.class);
+            TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            EnqueueOptions keyed = EnqueueOptions.builder().idempotencyKey("charge:order-7").build();
+            Charge charge = new Charge(7, 700, Instant.EPOCH);
+            EnqueueResult first = tx.execute(s -> queue.enqueueWithResult(CHARGE, charge, keyed));
+            EnqueueResult again = tx.execute(s -> queue.enqueueWithResult(CHARGE, charge, keyed));
+            assertEquals(EnqueueOutcome.ACCEPTED, first.outcome());
+            assertEquals(EnqueueOutcome.REPLAYED, again.outcome());
+            assertEquals(first.jobId(), again.jobId());
+        });
+    }
+
+    @Test
+    void outsideATransactionAnEnqueueCommitsAtOnce() {
+        runner.withPropertyValues("flexiq.join-transactions=false").run(context -> {
+            JobQueue queue = context.getBean(JobQueue.class);
+            FlexiQ client = context.getBean(FlexiQ.class);
+            TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            // With joining off, even inside a transaction the job goes through the client's pool.
+            String id = tx.execute(status -> {
+                status.setRollbackOnly();
+                return queue.enqueue(CHARGE, new Charge(3, 1, Instant.EPOCH));
+            });
+            assertTrue(client.getJob(id).isPresent());
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Handlers {
+        final BlockingQueue<Charge> charged = new ArrayBlockingQueue<>(10);
+
+        @Bean
+        FlexiQHandler<Charge> chargeHandler() {
+            return new FlexiQHandler<>() {
+                @Override
+                public Task<Charge> task() {
+                    return CHARGE;
+                }
+
+                @Override
+                public void handle(Charge charge, JobContext job) {
+                    charged.add(charge);
+                }
+            };
+        }
+    }
+
+    @Test
+    void handlerBeansRunInAWorkerOfTheContextWithTheApplicationsMapper() {
+        runner.withUserConfiguration(Handlers.class)
+                .withPropertyValues("flexiq.worker.concurrency=2", "spring.jackson.property-naming-strategy=SNAKE_CASE")
+                .run(context -> {
+                    FlexiQWorkerLifecycle worker = context.getBean(FlexiQWorkerLifecycle.class);
+                    assertTrue(worker.isRunning());
+                    Charge charge = new Charge(4, 400, Instant.parse("2026-11-30T23:14:10.123456789Z"));
+                    context.getBean(JobQueue.class).enqueue(CHARGE, charge);
+                    // The payload round-trips exactly, nanoseconds included.
+                    assertEquals(charge, context.getBean(Handlers.class).charged.poll(30, TimeUnit.SECONDS));
+                    context.stop();
+                    assertFalse(worker.isRunning());
+                });
+    }
+
+    @Test
+    void theApplicationsJsonMapperWritesPayloadsInCanonicalForm() {
+        runner.withPropertyValues("spring.jackson.property-naming-strategy=SNAKE_CASE").run(context -> {
+            PayloadSerializer serializer = context.getBean(PayloadSerializer.class);
+            byte[] json = serializer.serialize(new Charge(5, 500, Instant.parse("2026-11-30T23:14:10.123456789Z")));
+            // Snake case from the application's settings; members sorted by the canonical form.
+            assertEquals("{\"amount_cents\":500,\"at\":\"2026-11-30T23:14:10.123456789Z\",\"order_id\":5}",
+                    new String(json, StandardCharsets.UTF_8));
+        });
+    }
+
+    @Test
+    void withoutJackson3TheDefaultSerializerServes() {
+        runner.withClassLoader(new FilteredClassLoader(JsonMapper.class)).run(context -> {
+            assertFalse(context.containsBean("flexiqPayloadSerializer"));
+            String id = context.getBean(JobQueue.class).enqueue(CHARGE, new Charge(6, 1, Instant.EPOCH));
+            assertTrue(context.getBean(FlexiQ.class).getJob(id).isPresent());
+        });
+    }
+
+    @Test
+    void withoutHandlerBeansThereIsNoWorker() {
+        runner.run(context -> assertTrue(context.getBeansOfType(FlexiQWorkerLifecycle.class).isEmpty()));
+    }
+
+    @Test
+    void theWorkerCanBeTurnedOff() {
+        runner.withUserConfiguration(Handlers.class).withPropertyValues("flexiq.worker.enabled=false")
+                .run(context -> assertTrue(context.getBeansOfType(FlexiQWorkerLifecycle.class).isEmpty()));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoHandlersOfOneTask {
+        @Bean
+        FlexiQHandler<Charge> first() {
+            return handler();
+        }
+
+        @Bean
+        FlexiQHandler<Charge> second() {
+            return handler();
+        }
+
+        private static FlexiQHandler<Charge> handler() {
+            return new FlexiQHandler<>() {
+                @Override
+                public Task<Charge> task() {
+                    return CHARGE;
+                }
+
+                @Override
+                public void handle(Charge charge, JobContext job) {}
+            };
+        }
+    }
+
+    @Test
+    void twoHandlerBeansOfOneTaskFailTheStart() {
+        runner.withUserConfiguration(TwoHandlersOfOneTask.class).run(context -> {
+            Throwable failure = context.getStartupFailure();
+            assertNotNull(failure);
+            assertTrue(rootMessage(failure).contains("two FlexiQHandler beans handle task charge"), rootMessage(failure));
+        });
+    }
+
+    @Test
+    void flexiqEnabledFalseConfiguresNothing() {
+        runner.withPropertyValues("flexiq.enabled=false").run(context -> {
+            assertTrue(context.getBeansOfType(FlexiQ.class).isEmpty());
+            assertTrue(context.getBeansOfType(JobQueue.class).isEmpty());
+        });
+    }
+
+    @Test
+    void theHealthIndicatorReportsTheDatabaseAndTheWorker() {
+        runner.withUserConfiguration(Handlers.class).run(context -> {
+            HealthIndicator health = context.getBean("flexiqHealthIndicator", HealthIndicator.class);
+            Health up = health.health(true);
+            assertEquals(Status.UP, up.getStatus(), up.toString());
+            assertEquals("running", up.getDetails().get("worker"));
+            assertEquals(java.util.List.of("charge"), up.getDetails().get("tasks"));
+            context.getBean(FlexiQWorkerLifecycle.class).stop();
+            assertEquals(Status.DOWN, health.health(true).getStatus());
+        });
+    }
+
+    @Test
+    void theHealthIndicatorIsDownWithoutTheSchema() {
+        runner.withPropertyValues("flexiq.migrate=false").run(context -> {
+            Health health = context.getBean("flexiqHealthIndicator", HealthIndicator.class).health(true);
+            assertEquals(Status.DOWN, health.getStatus(), health.toString());
+        });
+    }
+
+    @Test
+    void withoutTheHealthModuleThereIsNoIndicator() {
+        runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class))
+                .run(context -> assertFalse(context.containsBean("flexiqHealthIndicator")));
+        runner.withPropertyValues("management.health.flexiq.enabled=false")
+                .run(context -> assertFalse(context.containsBean("flexiqHealthIndicator")));
+    }
+
+    /** A data source of another database, as a service connection or properties would give it. */
+    @Configuration(proxyBeanMethods = false)
+    static class MysqlDetails {
+        @Bean
+        JdbcConnectionDetails mysql() {
+            return new JdbcConnectionDetails() {
+                @Override
+                public String getUsername() {
+                    return "app";
+                }
+
+                @Override
+                public String getPassword() {
+                    return "secret";
+                }
+
+                @Override
+                public String getJdbcUrl() {
+                    return "jdbc:mysql://db/app";
+                }
+            };
+        }
+    }
+
+    @Test
+    void anotherDatabasesDataSourceFailsTheStartSayingWhatToSet() {
+        bare.withUserConfiguration(MysqlDetails.class).run(context -> {
+            String message = rootMessage(context.getStartupFailure());
+            assertTrue(message.contains("jdbc:mysql:") && message.contains("set flexiq.url"), message);
+            assertFalse(message.contains("secret"), message);
+        });
+    }
+
+    @Test
+    void flexiqUrlWinsOverTheDataSource(PostgresServer server) {
+        // The JDBC URL is never read, so that another database's cannot fail the start.
+        bare.withUserConfiguration(MysqlDetails.class)
+                .withPropertyValues("flexiq.url=" + server.url(), "flexiq.schema=flexiq_url_wins")
+                .run(context -> {
+                    assertEquals("flexiq_url_wins", context.getBean(FlexiQ.class).schema());
+                    context.getBean(FlexiQ.class).dropSchema();
+                });
+    }
+
+    @Test
+    void withoutAnyDatabaseTheStartSaysWhatToSet() {
+        bare.run(context -> {
+            String message = rootMessage(context.getStartupFailure());
+            assertTrue(message.contains("set flexiq.url") && message.contains("spring.datasource.url"), message);
+        });
+    }
+
+    private static String rootMessage(Throwable failure) {
+        Throwable t = failure;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage();
+    }
+}
