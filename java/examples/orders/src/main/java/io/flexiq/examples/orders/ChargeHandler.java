@@ -1,0 +1,34 @@
+package io.flexiq.examples.orders;
+
+import io.flexiq.JobContext;
+import io.flexiq.Task;
+import io.flexiq.spring.FlexiQHandler;
+import org.springframework.stereotype.Component;
+
+/**
+ * Charges placed orders: a handler bean, run by the worker the starter builds from every
+ * {@link FlexiQHandler} bean. Delivery is at least once, so the job id goes to the payment
+ * provider as its idempotency key: a job run again after a crash charges once.
+ */
+@Component
+public class ChargeHandler implements FlexiQHandler<Charge> {
+    private final PaymentGateway payments;
+    private final Orders orders;
+
+    /** A handler charging through {@code payments} and marking {@code orders} charged. */
+    public ChargeHandler(PaymentGateway payments, Orders orders) {
+        this.payments = payments;
+        this.orders = orders;
+    }
+
+    @Override
+    public Task<Charge> task() {
+        return Charge.TASK;
+    }
+
+    @Override
+    public void handle(Charge charge, JobContext job) throws Exception {
+        String reference = payments.charge(charge.orderId(), charge.amountCents(), "job-" + job.jobId());
+        orders.markCharged(charge.orderId(), reference);
+    }
+}

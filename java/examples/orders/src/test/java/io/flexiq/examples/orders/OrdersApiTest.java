@@ -1,0 +1,153 @@
+package io.flexiq.examples.orders;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.flexiq.FlexiQ;
+import io.flexiq.JobState;
+import io.flexiq.spring.FlexiQWorkerLifecycle;
+import io.flexiq.test.FlexiQPostgres;
+import io.flexiq.test.PostgresServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The running service over HTTP, on this JVM's test PostgreSQL. */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {"flexiq.worker.poll-interval=200ms", "flexiq.connect-timeout=2s"})
+@FlexiQPostgres
+class OrdersApiTest {
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @Value("${local.server.port}")
+    int port;
+    @Autowired
+    JsonMapper json;
+    @Autowired
+    JdbcTemplate jdbc;
+    @Autowired
+    FlexiQ flexiq;
+    @Autowired
+    OrderService orders;
+    @Autowired
+    TransactionTemplate transactions;
+    @Autowired
+    PostgresServer postgres;
+
+    @Test
+    void aDoublePostGivesOneJobAndOneCharge() throws Exception {
+        String order = "order-" + UUID.randomUUID();
+        JsonNode first = post(order, 1200);
+        JsonNode again = post(order, 1200);
+        assertEquals(first.get("chargeJobId").asString(), again.get("chargeJobId").asString());
+
+        String jobId = first.get("chargeJobId").asString();
+        await("the charge job completes",
+                () -> flexiq.getJob(jobId).map(j -> j.state() == JobState.COMPLETED).orElse(false));
+        assertEquals("charged", jdbc.queryForObject("SELECT status FROM orders WHERE id = ?", String.class, order));
+        assertEquals(1, jdbc.queryForObject("SELECT count(*) FROM payments WHERE order_id = ?", Long.class, order));
+    }
+
+    @Test
+    void theSameOrderIdWithAnotherAmountIsAConflict() throws Exception {
+        String order = "order-" + UUID.randomUUID();
+        post(order, 1200);
+        String body = json.writeValueAsString(new OrderController.OrderRequest(order, 9900));
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/orders"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(409, response.statusCode(), response.body());
+    }
+
+    @Test
+    void aRolledBackOrderLeavesNoJob() {
+        String order = "order-" + UUID.randomUUID();
+        String jobId = transactions.execute(status -> {
+            String id = orders.placeOrder(order, 500);
+            status.setRollbackOnly();
+            return id;
+        });
+        assertFalse(flexiq.getJob(jobId).isPresent());
+        assertEquals(0, jdbc.queryForObject("SELECT count(*) FROM orders WHERE id = ?", Long.class, order));
+        // The key went with the rolled-back job: placing the order again enqueues anew.
+        String placed = orders.placeOrder(order, 500);
+        assertFalse(placed.equals(jobId));
+    }
+
+    @Test
+    void healthShowsFlexiQUpAndDownWhilePostgresIsStopped() throws Exception {
+        HttpResponse<String> up = get("/actuator/health");
+        assertEquals(200, up.statusCode(), up.body());
+        JsonNode flexiqHealth = json.readTree(up.body()).get("components").get("flexiq");
+        assertEquals("UP", flexiqHealth.get("status").asString());
+        assertEquals("running", flexiqHealth.get("details").get("worker").asString());
+
+        postgres.shutDown();
+        try {
+            HttpResponse<String> down = get("/actuator/health");
+            assertEquals(503, down.statusCode(), down.body());
+            assertEquals("DOWN", json.readTree(down.body()).get("components").get("flexiq").get("status").asString());
+        } finally {
+            postgres.restart();
+        }
+        await("FlexiQ's health is up again", () -> {
+            try {
+                return json.readTree(get("/actuator/health").body()).get("components").get("flexiq").get("status")
+                        .asString().equals("UP");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    @Test
+    void theWorkerStopsInThePhaseOfTheWebServersGracefulShutdown() {
+        assertEquals(WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE, FlexiQWorkerLifecycle.PHASE);
+    }
+
+    private JsonNode post(String order, long amountCents) throws Exception {
+        String body = json.writeValueAsString(new OrderController.OrderRequest(order, amountCents));
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri("/orders"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(202, response.statusCode(), response.body());
+        return json.readTree(response.body());
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    /** Waits for a condition that the worker or the pool brings about in its own time. */
+    static void await(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting until " + what, e);
+            }
+        }
+    }
+}
