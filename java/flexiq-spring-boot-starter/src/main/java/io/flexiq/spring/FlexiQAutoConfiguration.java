@@ -2,6 +2,7 @@ package io.flexiq.spring;
 
 import io.flexiq.CanonicalJsonSerializer;
 import io.flexiq.FlexiQ;
+import io.flexiq.JobQueue;
 import io.flexiq.PayloadSerializer;
 import java.util.List;
 import javax.sql.DataSource;
@@ -28,7 +29,7 @@ import tools.jackson.databind.json.JsonMapper;
  *       startup unless {@code flexiq.migrate=false}, with a pool of its own;
  *   <li>a {@link PayloadSerializer}: the application's Jackson 3 {@link JsonMapper} in canonical
  *       form ({@link JacksonJsonSerializer}), or FlexiQ's default without one;
- *   <li>the primary {@link io.flexiq.JobQueue}, a {@link TransactionalJobQueue} that enqueues in
+ *   <li>the primary {@link JobQueue}, a {@link TransactionalJobQueue} that enqueues in
  *       the Spring-managed transaction in progress;
  *   <li>with {@link FlexiQHandler} beans, a worker running them in the application's lifecycle
  *       ({@link FlexiQWorkerLifecycle}; off with {@code flexiq.worker.enabled=false});
@@ -76,10 +77,15 @@ public final class FlexiQAutoConfiguration {
         return builder.build();
     }
 
-    /** The primary {@link io.flexiq.JobQueue}: enqueues join the Spring-managed transaction. */
+    /**
+     * The primary {@link JobQueue}: enqueues join the Spring-managed transaction. An
+     * application's own {@code JobQueue} bean (a {@link io.flexiq.TestQueue} in a test, say)
+     * replaces it; the {@link FlexiQ} client, also a {@code JobQueue}, does not. Mark one's own
+     * {@code @Primary} too, since the client remains a candidate.
+     */
     @Bean
     @Primary
-    @ConditionalOnMissingBean
+    @ConditionalOnMissingBean(value = JobQueue.class, ignored = FlexiQ.class)
     TransactionalJobQueue flexiqJobQueue(FlexiQ client, FlexiQProperties properties,
             ObjectProvider<DataSource> dataSource) {
         return new TransactionalJobQueue(client, properties.isJoinTransactions() ? dataSource.getIfUnique() : null);

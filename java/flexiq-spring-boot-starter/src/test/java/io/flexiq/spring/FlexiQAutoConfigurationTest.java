@@ -15,6 +15,7 @@ import io.flexiq.JobContext;
 import io.flexiq.JobQueue;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.Task;
+import io.flexiq.TestQueue;
 import io.flexiq.test.FlexiQExtension;
 import io.flexiq.test.FlexiQPostgresInitializer;
 import io.flexiq.test.PostgresServer;
@@ -42,6 +43,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -213,6 +215,25 @@ class FlexiQAutoConfigurationTest {
             assertFalse(context.containsBean("flexiqPayloadSerializer"));
             String id = context.getBean(JobQueue.class).enqueue(CHARGE, new Charge(6, 1, Instant.EPOCH));
             assertTrue(context.getBean(FlexiQ.class).getJob(id).isPresent());
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnQueue {
+        // Primary over the FlexiQ client, which is a JobQueue too.
+        @Bean
+        @Primary
+        JobQueue testQueue(JsonMapper mapper) {
+            return TestQueue.create(new JacksonJsonSerializer(mapper)).handle(CHARGE, (charge, job) -> {});
+        }
+    }
+
+    @Test
+    void anApplicationsOwnJobQueueReplacesTheTransactionalOne() {
+        runner.withUserConfiguration(OwnQueue.class).run(context -> {
+            assertInstanceOf(TestQueue.class, context.getBean(JobQueue.class));
+            assertTrue(context.getBeansOfType(TransactionalJobQueue.class).isEmpty());
+            assertNotNull(context.getBean(FlexiQ.class));
         });
     }
 
