@@ -4,7 +4,8 @@
 -- LOCKED lets concurrent claimers pass each other's rows. The claimed ids reach the update as
 -- an array, so that every plan, whatever the statistics, updates them by primary key (a join
 -- on the claimed rows lets a cached generic plan, guessing their number from LIMIT $3, hash
--- the whole table); the jobs come back in claim order.
+-- the whole table); the jobs come back in claim order, each with how long it waited from its due
+-- time to this claim (µs).
 WITH async AS MATERIALIZED (
     -- The claim's commit does not wait for its disk flush: an idle worker starts its job a flush
     -- sooner. Should PostgreSQL crash before the flush (a fraction of a second), the claim is
@@ -32,6 +33,7 @@ WITH async AS MATERIALIZED (
      WHERE j.id = ANY (ARRAY(SELECT n.id FROM next n))
     RETURNING j.id, j.queue, j.task, j.payload, j.attempt, j.max_attempts, j.timeout_ms, j.priority, j.run_at
 )
-SELECT c.id, c.queue, c.task, c.payload, c.attempt, c.max_attempts, c.timeout_ms
+SELECT c.id, c.queue, c.task, c.payload, c.attempt, c.max_attempts, c.timeout_ms,
+       (extract(epoch FROM now() - c.run_at) * 1000000)::bigint AS waited_us
   FROM claimed c
  ORDER BY c.priority DESC, c.run_at, c.id

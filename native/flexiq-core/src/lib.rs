@@ -28,5 +28,5 @@ pub use error::{Conflict, Error, Result};
 pub use grants::Grant;
 pub use jobs::{JobInfo, Redrive};
 pub use request::{JobRequest, RetryPolicy, Schedule};
-pub use running::{Attempt, ClaimedJob, FailedAttempt};
+pub use running::{Attempt, ClaimedJob, FailedAttempt, RescuedJob};
 pub use statement::Param;

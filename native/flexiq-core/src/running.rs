@@ -25,6 +25,21 @@ pub struct ClaimedJob {
     pub attempt: i32,
     pub max_attempts: i32,
     pub timeout_ms: Option<i64>,
+    /// Microseconds from the job's due time (its enqueue, schedule or retry) to its claim.
+    pub waited_us: i64,
+}
+
+/// A running job whose lease passed, put back to work or dead-lettered by a rescue.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct RescuedJob {
+    pub id: i64,
+    pub queue: String,
+    pub task: String,
+    /// The attempt whose lease passed.
+    pub attempt: i32,
+    pub max_attempts: i32,
+    /// Whether that was its last attempt, so that the job is now dead.
+    pub dead: bool,
 }
 
 /// One attempt of a job: the job and the attempt number.
@@ -196,15 +211,15 @@ impl Client {
     }
 
     /// Puts back to work the running jobs whose lease has passed: as a failed attempt, or to
-    /// the dead letters when their attempts are spent. Returns how many moved.
-    pub async fn rescue_expired(&self) -> Result<u64> {
+    /// the dead letters when their attempts are spent. Returns the jobs moved.
+    pub async fn rescue_expired(&self) -> Result<Vec<RescuedJob>> {
         let moved = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query(&self.sql.rescue_expired).execute(c).await
+                sqlx::query_as(&self.sql.rescue_expired).fetch_all(c).await
             })
             .await??;
-        Ok(moved.rows_affected())
+        Ok(moved)
     }
 
     /// Gives back unfinished attempts (a worker shutting down): their jobs are due again at

@@ -158,12 +158,23 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
         .await
         .expect("claim");
     assert_eq!(
-        client.rescue_expired().await.expect("rescue"),
+        client.rescue_expired().await.expect("rescue").len(),
         0,
         "lease still live"
     );
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(client.rescue_expired().await.expect("rescue"), 1);
+    let rescued = client.rescue_expired().await.expect("rescue");
+    assert_eq!(
+        rescued,
+        vec![flexiq_core::RescuedJob {
+            id,
+            queue: "default".into(),
+            task: first[0].task.clone(),
+            attempt: 1,
+            max_attempts: first[0].max_attempts,
+            dead: false,
+        }]
+    );
     let info = client.get_job(id).await.expect("get").expect("job");
     assert_eq!(info.state, "retryable");
     assert!(
@@ -218,7 +229,9 @@ async fn an_expired_lease_on_the_last_attempt_dead_letters_the_job() {
         .await
         .expect("claim");
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert_eq!(client.rescue_expired().await.expect("rescue"), 1);
+    let rescued = client.rescue_expired().await.expect("rescue");
+    assert_eq!(rescued.len(), 1);
+    assert!(rescued[0].dead, "its last attempt: {rescued:?}");
     let info = client.get_job(id).await.expect("get").expect("job");
     assert_eq!(info.state, "dead");
     assert!(!info.key_held);

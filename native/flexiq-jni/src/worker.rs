@@ -40,7 +40,7 @@ fn write_ids(w: &mut Writer, attempts: &[Attempt]) -> BridgeResult<()> {
 }
 
 /// Claimed jobs: list of (i64 id, i32 attempt, i32 maxAttempts, optional i64 timeoutMillis,
-/// i32 queue index, i32 task index, bytes payload); queue and task are indexes into the lists
+/// i32 queue index, i32 task index, bytes payload, i64 waitedMicros); queue and task are indexes into the lists
 /// the claim named, so that Java keeps its own strings.
 fn write_claimed(
     w: &mut Writer,
@@ -64,6 +64,7 @@ fn write_claimed(
         w.i32(index_of(queues, &job.queue)?);
         w.i32(index_of(tasks, &job.task)?);
         w.bytes(&job.payload)?;
+        w.i64(job.waited_us);
     }
     Ok(())
 }
@@ -137,14 +138,23 @@ pub(crate) fn fail(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> Bridg
     Ok(())
 }
 
-/// `nativeRescueExpired(client, ∅)` → i64 jobs put back to work.
+/// `nativeRescueExpired(client, ∅)` → the jobs put back to work or dead-lettered: list of
+/// (i64 id, text queue, text task, i32 attempt, i32 maxAttempts, bool dead).
 pub(crate) fn rescue_expired(
     client: &Client,
     _: &mut Reader<'_>,
     w: &mut Writer,
 ) -> BridgeResult<()> {
     let moved = block_on(client.rescue_expired())??;
-    w.i64(i64::try_from(moved).unwrap_or(i64::MAX));
+    w.count(moved.len())?;
+    for job in &moved {
+        w.i64(job.id);
+        w.string(&job.queue)?;
+        w.string(&job.task)?;
+        w.i32(job.attempt);
+        w.i32(job.max_attempts);
+        w.bool(job.dead);
+    }
     Ok(())
 }
 

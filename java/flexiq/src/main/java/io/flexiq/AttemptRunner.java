@@ -13,23 +13,30 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.MDC;
 
 /**
  * Runs a worker's claimed attempts on its handler threads, each under its job's timeout, and
  * hands how they ended to the {@link OutcomeRecorder}. Attempts of one job never overlap here:
  * a new attempt waits while an earlier attempt's thread still runs (a handler that ignores
  * interruption). Each attempt's slot is freed once its thread is done with it and its outcome is
- * recorded (see {@link HeldAttempts}).
+ * recorded (see {@link HeldAttempts}). While a handler runs, the SLF4J MDC names its job
+ * ({@value #MDC_JOB_ID}, {@value #MDC_TASK}, {@value #MDC_QUEUE}, {@value #MDC_ATTEMPT}).
  */
 final class AttemptRunner {
     /** The runner whose handler the current thread runs, if any. */
     private static final ThreadLocal<AttemptRunner> HANDLING = new ThreadLocal<>();
+    static final String MDC_JOB_ID = "flexiq.jobId";
+    static final String MDC_TASK = "flexiq.task";
+    static final String MDC_QUEUE = "flexiq.queue";
+    static final String MDC_ATTEMPT = "flexiq.attempt";
 
     private final WorkerStore store;
     private final PayloadSerializer serializer;
     /** Attempts whose lease the worker keeps; a dispatched attempt joins them. */
     private final HeldAttempts held;
     private final OutcomeRecorder outcomes;
+    private final Listeners listeners;
     /** By job id: the attempt queued for or running on a handler thread. Guarded by itself. */
     private final Map<Long, HeldAttempt> busy = new LinkedHashMap<>();
     /** By job id: a new attempt waiting for an earlier attempt's thread to end. Guarded by {@link #busy}. */
@@ -39,11 +46,12 @@ final class AttemptRunner {
     private final ScheduledExecutorService timeouts;
 
     AttemptRunner(WorkerStore store, PayloadSerializer serializer, HeldAttempts held, OutcomeRecorder outcomes,
-            int concurrency, ThreadFactory handlerThreads, ThreadFactory timeoutThread) {
+            Listeners listeners, int concurrency, ThreadFactory handlerThreads, ThreadFactory timeoutThread) {
         this.store = store;
         this.serializer = serializer;
         this.held = held;
         this.outcomes = outcomes;
+        this.listeners = listeners;
         this.handlerThreads = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), handlerThreads);
         this.timeouts = Executors.newSingleThreadScheduledExecutor(timeoutThread);
@@ -156,7 +164,14 @@ final class AttemptRunner {
         Throwable failure = null;
         ScheduledFuture<?> timer = null;
         HANDLING.set(this);
-        a.startRunning(Thread.currentThread());
+        Duration waited = a.startRunning(Thread.currentThread());
+        if (listeners.active() && !a.settled()) {
+            listeners.job(JobEvent.started(a, waited));
+        }
+        MDC.put(MDC_JOB_ID, Long.toString(a.id));
+        MDC.put(MDC_TASK, a.handler.task().name());
+        MDC.put(MDC_QUEUE, a.queue);
+        MDC.put(MDC_ATTEMPT, Integer.toString(a.attempt));
         try {
             // The timeout counts from the handler's start, not from the claim.
             if (a.timeoutMillis != HeldAttempt.NO_TIMEOUT) {
@@ -175,6 +190,10 @@ final class AttemptRunner {
             // An interrupt meant for this attempt must not reach the thread's next job.
             Thread.interrupted();
             HANDLING.remove();
+            MDC.remove(MDC_JOB_ID);
+            MDC.remove(MDC_TASK);
+            MDC.remove(MDC_QUEUE);
+            MDC.remove(MDC_ATTEMPT);
         }
         if (a.settle()) {
             if (failure == null) {

@@ -13,6 +13,8 @@ final class ClaimBuffer {
     final int[] queueIndexes;
     final int[] taskIndexes;
     final byte[][] payloads;
+    /** Microseconds from each job's due time to its claim, by PostgreSQL's clock. */
+    final long[] waitedMicros;
 
     ClaimBuffer(int size) {
         ids = new long[size];
@@ -22,6 +24,7 @@ final class ClaimBuffer {
         queueIndexes = new int[size];
         taskIndexes = new int[size];
         payloads = new byte[size][];
+        waitedMicros = new long[size];
     }
 
     /** How many jobs one claim may write. */

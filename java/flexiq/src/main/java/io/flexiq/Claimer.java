@@ -1,9 +1,13 @@
 package io.flexiq;
 
+import io.flexiq.internal.NativeBridge;
+import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Claims due jobs for a worker, on a thread of its own, as handler slots free up; waits for
@@ -15,7 +19,7 @@ import java.util.function.Consumer;
  * claim took by their token and runs them, instead of leaving them to lose their leases unrun.
  */
 final class Claimer implements Runnable {
-    private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
     /** How long a busy worker waits for more free slots before it claims. */
     private static final long CLAIM_GATHER_MILLIS = 2;
     private static final long FIRST_RETRY_MILLIS = 50;
@@ -30,6 +34,7 @@ final class Claimer implements Runnable {
     private final long leaseMillis;
     private final long pollMillis;
     private final Consumer<HeldAttempt> dispatch;
+    private final Listeners listeners;
     private final ClaimBuffer buffer;
     private final Trouble trouble = new Trouble("claiming jobs");
     private volatile boolean claiming = true;
@@ -39,7 +44,7 @@ final class Claimer implements Runnable {
 
     Claimer(WorkerStore store, String[] queues, String[] tasks, TaskHandler<?>[] handlers, int claimBatch,
             int capacity, Semaphore slots, Semaphore unrecorded, long leaseMillis, long pollMillis,
-            Consumer<HeldAttempt> dispatch) {
+            Consumer<HeldAttempt> dispatch, Listeners listeners) {
         this.store = store;
         this.queues = queues;
         this.tasks = tasks;
@@ -50,6 +55,7 @@ final class Claimer implements Runnable {
         this.leaseMillis = leaseMillis;
         this.pollMillis = pollMillis;
         this.dispatch = dispatch;
+        this.listeners = listeners;
         this.buffer = new ClaimBuffer(claimBatch);
     }
 
@@ -69,7 +75,7 @@ final class Claimer implements Runnable {
                     continue;
                 }
                 if (System.nanoTime() - lastRescue > TimeUnit.MILLISECONDS.toNanos(pollMillis)) {
-                    store.rescueExpired();
+                    rescued(store.rescueExpired());
                     lastRescue = System.nanoTime();
                 }
                 claimOnce();
@@ -84,6 +90,25 @@ final class Claimer implements Runnable {
                     return;
                 }
                 retryMillis = Math.min(2 * retryMillis, pollMillis);
+            }
+        }
+    }
+
+    /** Logs and publishes the jobs a rescue moved: their worker lost them, so nobody else says so. */
+    private void rescued(List<NativeBridge.Rescued> moved) {
+        for (NativeBridge.Rescued r : moved) {
+            String error = "lease expired during attempt " + r.attempt();
+            String job = "job " + r.id() + " (task " + r.task() + ", queue " + r.queue() + ")";
+            if (r.dead()) {
+                LOG.error("{} is dead: the lease of attempt {} of {} passed (its worker died or stalled), and it has"
+                        + " no attempts left (redrive it to run it again)", job, r.attempt(), r.maxAttempts());
+            } else {
+                LOG.warn("{}: the lease of attempt {} of {} passed (its worker died or stalled); the job is due"
+                        + " again", job, r.attempt(), r.maxAttempts());
+            }
+            if (listeners.active()) {
+                listeners.job(JobEvent.changed(r.dead() ? JobEvent.Kind.DEAD_LETTERED : JobEvent.Kind.RESCUED, r.id(),
+                        r.task(), r.queue(), r.attempt(), r.maxAttempts(), error));
             }
         }
     }
@@ -139,7 +164,7 @@ final class Claimer implements Runnable {
     private void recover() {
         int got = store.recoverClaim(queues, tasks, leaseMillis, unresolvedToken, buffer);
         if (got > 0) {
-            LOG.log(System.Logger.Level.INFO, "recovered " + got + " jobs whose claim's answer was lost");
+            LOG.info("recovered " + got + " jobs whose claim's answer was lost");
         }
         handOut(got);
         release(unresolvedSlots - got);
@@ -156,7 +181,7 @@ final class Claimer implements Runnable {
     private HeldAttempt claimed(int i) {
         ClaimBuffer b = buffer;
         HeldAttempt a = new HeldAttempt(b.ids[i], b.attempts[i], b.maxAttempts[i], b.timeouts[i],
-                queues[b.queueIndexes[i]], handlers[b.taskIndexes[i]], b.payloads[i]);
+                queues[b.queueIndexes[i]], handlers[b.taskIndexes[i]], b.payloads[i], b.waitedMicros[i]);
         b.payloads[i] = null;
         return a;
     }
@@ -175,7 +200,7 @@ final class Claimer implements Runnable {
                 giveBack.accept(claimed(i));
             }
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "a claim made just before closing got no answer and could not be"
+            LOG.warn("a claim made just before closing got no answer and could not be"
                     + " checked; any jobs it took run again once their leases pass: " + e.getMessage());
         }
         unresolvedSlots = 0;

@@ -3,6 +3,7 @@ package io.flexiq;
 import io.flexiq.internal.NativeBridge;
 import java.sql.Connection;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,18 +12,24 @@ import java.util.List;
  * the call receives the key the options name, or the request to derive it from the payload,
  * never the inputs it came from. With {@link CanonicalJsonSerializer} the payload crosses as
  * Jackson's JSON and the core puts it in canonical form before deriving the key, so that an
- * enqueue crosses JNI once.
+ * enqueue crosses JNI once. When the client has listeners, each entry's outcome is published
+ * once the statement returns (for the application's connection: before its transaction ends).
  */
 final class EnqueueBatch {
     private final int size;
     private final NativeBridge.Enqueue call;
     /** The client's retention for explicit keys, or null. */
     private final Duration explicitKeyRetention;
+    /** The client's listeners, and for them each entry's task, queue and explicit key; null when none listen. */
+    private final Listeners listeners;
+    private final List<String[]> entries;
 
-    EnqueueBatch(int size, Duration explicitKeyRetention) {
+    EnqueueBatch(int size, Duration explicitKeyRetention, Listeners listeners) {
         this.size = size;
         this.explicitKeyRetention = explicitKeyRetention;
         this.call = new NativeBridge.Enqueue(size);
+        this.listeners = listeners.active() ? listeners : null;
+        this.entries = this.listeners == null ? null : new ArrayList<>(size);
     }
 
     /** Serializes the payload, resolves the key and its retention, and appends the entry. */
@@ -33,11 +40,18 @@ final class EnqueueBatch {
         boolean derive = key == null && DedupKeys.derives(task, options);
         Duration retention = DedupKeys.retentionOrNull(options, derive, explicitKeyRetention);
         call.add(task.name(), bytes, json != null, key, derive, retention, options);
+        if (entries != null) {
+            entries.add(new String[] {task.name(), options.queue(), key});
+        }
     }
 
     /** Sends the batch in one native call (one statement); results in input order. */
     List<EnqueueResult> send(long client) {
-        return results(call.send(client));
+        try {
+            return results(call.send(client));
+        } catch (IdempotencyConflictException e) {
+            throw published(e);
+        }
     }
 
     /**
@@ -45,7 +59,11 @@ final class EnqueueBatch {
      * in input order. An empty batch touches neither the connection nor the native core.
      */
     List<EnqueueResult> sendOn(Connection connection, long client) {
-        return size == 0 ? List.of() : results(ConnectionEnqueue.run(connection, client, call));
+        try {
+            return size == 0 ? List.of() : results(ConnectionEnqueue.run(connection, client, call));
+        } catch (IdempotencyConflictException e) {
+            throw published(e);
+        }
     }
 
     private List<EnqueueResult> results(NativeBridge.Enqueued out) {
@@ -53,6 +71,24 @@ final class EnqueueBatch {
         for (int i = 0; i < out.jobIds().length; i++) {
             results.add(new EnqueueResult(Long.toString(out.jobIds()[i]), out.outcomes()[i], null));
         }
+        if (listeners != null) {
+            Instant now = Instant.now();
+            for (int i = 0; i < results.size(); i++) {
+                String[] e = entries.get(i);
+                listeners.enqueued(new EnqueueEvent(e[0], e[1], results.get(i).outcome(), results.get(i).jobId(),
+                        e[2] == null ? null : DedupKeys.preview(e[2]), e[2] == null ? null : DedupKeys.digest(e[2]),
+                        now));
+            }
+        }
         return results;
+    }
+
+    private IdempotencyConflictException published(IdempotencyConflictException conflict) {
+        if (listeners != null && conflict.entryIndex() >= 0 && conflict.entryIndex() < entries.size()) {
+            String[] e = entries.get(conflict.entryIndex());
+            listeners.enqueued(new EnqueueEvent(e[0], e[1], null, conflict.existingJobId().orElse(null),
+                    conflict.keyPreview(), conflict.keyDigest(), Instant.now()));
+        }
+        return conflict;
     }
 }

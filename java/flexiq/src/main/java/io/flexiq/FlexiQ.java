@@ -3,12 +3,15 @@ package io.flexiq;
 import io.flexiq.internal.NativeBridge;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A FlexiQ client: enqueues jobs into PostgreSQL, idempotently when a key is given or derived,
@@ -28,6 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link IdempotencyConflictException}.
  */
 public final class FlexiQ implements JobQueue, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(FlexiQ.class);
     private final long handle;
     private final String schema;
     private final PayloadSerializer serializer;
@@ -36,6 +40,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Workers built from this client and not yet closed; closing the client closes them first. */
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
+    private final Listeners listeners = new Listeners();
 
     /** Package-private so that worker logic can be tested on a client that never connected. */
     FlexiQ(long handle, String schema, PayloadSerializer serializer, Duration keyRetention) {
@@ -134,7 +139,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     private <T> EnqueueBatch one(Task<T> task, T payload, EnqueueOptions options) {
         requireOpen();
-        EnqueueBatch batch = new EnqueueBatch(1, keyRetention);
+        EnqueueBatch batch = new EnqueueBatch(1, keyRetention, listeners);
         batch.add(requireTask(task), payload, Objects.requireNonNull(options, "options"), serializer);
         return batch;
     }
@@ -143,7 +148,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         requireOpen();
         requireTask(task);
         Objects.requireNonNull(options, "options");
-        EnqueueBatch batch = new EnqueueBatch(payloads.size(), keyRetention);
+        EnqueueBatch batch = new EnqueueBatch(payloads.size(), keyRetention, listeners);
         for (T payload : payloads) {
             batch.add(task, payload, options, serializer);
         }
@@ -152,7 +157,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     private EnqueueBatch many(List<? extends EnqueueRequest<?>> requests) {
         requireOpen();
-        EnqueueBatch batch = new EnqueueBatch(requests.size(), keyRetention);
+        EnqueueBatch batch = new EnqueueBatch(requests.size(), keyRetention, listeners);
         for (EnqueueRequest<?> request : requests) {
             add(batch, request);
         }
@@ -184,7 +189,12 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean cancel(String jobId) {
         requireOpen();
-        return NativeBridge.cancel(handle, parseId(jobId));
+        long id = parseId(jobId);
+        boolean cancelled = NativeBridge.cancel(handle, id);
+        if (cancelled && listeners.active()) {
+            publish(JobEvent.Kind.CANCELLED, lookUp(id));
+        }
+        return cancelled;
     }
 
     /**
@@ -195,7 +205,14 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean purge(String jobId) {
         requireOpen();
-        return NativeBridge.purge(handle, parseId(jobId));
+        long id = parseId(jobId);
+        // Read first, for the listeners: a job's task and queue never change, and after the purge there is no job.
+        NativeBridge.Job before = listeners.active() ? lookUp(id) : null;
+        boolean purged = NativeBridge.purge(handle, id);
+        if (purged) {
+            publish(JobEvent.Kind.PURGED, before);
+        }
+        return purged;
     }
 
     /**
@@ -235,7 +252,33 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     public RedriveResult redrive(String jobId, String redriveKey) {
         requireOpen();
         Limits.key("redriveKey", redriveKey);
-        return NativeBridge.redrive(handle, parseId(jobId), redriveKey);
+        long id = parseId(jobId);
+        RedriveResult result = NativeBridge.redrive(handle, id, redriveKey);
+        if (result.outcome() == RedriveOutcome.REDRIVEN && listeners.active()) {
+            publish(JobEvent.Kind.REDRIVEN, lookUp(id));
+        }
+        return result;
+    }
+
+    /**
+     * The job, for its listeners' event, or null: a change that took effect is not undone because
+     * its event could not be completed.
+     */
+    private NativeBridge.Job lookUp(long id) {
+        try {
+            return NativeBridge.getJob(handle, id);
+        } catch (RuntimeException e) {
+            LOG.warn("job {} changed, but its listeners miss the event: reading the job failed: {}", id,
+                    e.getMessage());
+            return null;
+        }
+    }
+
+    private void publish(JobEvent.Kind kind, NativeBridge.Job job) {
+        if (job != null) {
+            listeners.job(JobEvent.changed(kind, job.id(), job.task(), job.queue(), job.attempt(), job.maxAttempts(),
+                    null));
+        }
     }
 
     /** The PostgreSQL schema holding this client's tables. */
@@ -279,6 +322,24 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         }
     }
 
+    /**
+     * Adds a listener of this client's enqueues and of its workers' jobs (see
+     * {@link FlexiQListener}); it hears what happens from now on.
+     */
+    public void addListener(FlexiQListener listener) {
+        requireOpen();
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Removes a listener once it has heard what happened before this call.
+     *
+     * @return false if it was not listening
+     */
+    public boolean removeListener(FlexiQListener listener) {
+        return listeners.remove(listener);
+    }
+
     /** Starts a builder for a {@link Worker} running this client's jobs. */
     public Worker.Builder worker() {
         requireOpen();
@@ -293,7 +354,9 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public int migrate() {
         requireOpen();
-        return NativeBridge.migrate(handle);
+        int applied = NativeBridge.migrate(handle);
+        LOG.info("schema {}: {}", schema, applied == 0 ? "up to date" : applied + " migrations and definitions applied");
+        return applied;
     }
 
     /**
@@ -320,6 +383,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         if (closed.compareAndSet(false, true)) {
             closeWorkers();
             NativeBridge.close(handle);
+            listeners.close();
+            LOG.info("client of schema {} closed", schema);
         }
     }
 
@@ -350,6 +415,10 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     PayloadSerializer serializer() {
         return serializer;
+    }
+
+    Listeners listeners() {
+        return listeners;
     }
 
     private void requireOpen() {
@@ -392,6 +461,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         private boolean migrate;
         private PayloadSerializer serializer;
         private Duration keyRetention;
+        private final List<FlexiQListener> listeners = new ArrayList<>();
 
         private Builder(String url) {
             this.url = Limits.text("url", url);
@@ -476,6 +546,12 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             return this;
         }
 
+        /** Adds a listener of the client's enqueues and of its workers' jobs (see {@link FlexiQListener}). */
+        public Builder listener(FlexiQListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
         /**
          * Connects, and migrates if asked.
          *
@@ -488,7 +564,16 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
             long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(),
                     acquireTimeout.toMillis(), migrate);
-            return new FlexiQ(handle, schema, s, keyRetention);
+            FlexiQ client = new FlexiQ(handle, schema, s, keyRetention);
+            listeners.forEach(client.listeners::add);
+            LOG.info("connected to {} (schema {}{}, pool of {})", redacted(url), schema,
+                    migrate ? ", migrated" : "", poolSize);
+            return client;
+        }
+
+        /** The URL without what may be secret: its user and password, and its parameters. */
+        static String redacted(String url) {
+            return url.replaceFirst("\\?.*$", "").replaceFirst("^([^:/]+://).*@", "$1");
         }
     }
 }

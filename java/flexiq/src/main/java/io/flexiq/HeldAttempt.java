@@ -1,5 +1,6 @@
 package io.flexiq;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -20,14 +21,21 @@ final class HeldAttempt {
     final String queue;
     final TaskHandler<?> handler;
     final byte[] payload;
+    /** Microseconds from the job's due time to its claim, by PostgreSQL's clock. */
+    final long waitedMicros;
+    /** When the claim's answer arrived, by {@link System#nanoTime()}. */
+    final long claimedNanos = System.nanoTime();
     private final AtomicBoolean settled = new AtomicBoolean();
     /** Whether its handler thread is done with it, or will never run it. */
     private final AtomicBoolean handlerDone = new AtomicBoolean();
     /** The handler thread while the handler runs; guarded by this. */
     private Thread runner;
+    /** When its handler started and returned, by {@link System#nanoTime()}; 0 until then. Guarded by this. */
+    private long startNanos;
+    private long endNanos;
 
     HeldAttempt(long id, int attempt, int maxAttempts, long timeoutMillis, String queue, TaskHandler<?> handler,
-            byte[] payload) {
+            byte[] payload, long waitedMicros) {
         this.id = id;
         this.attempt = attempt;
         this.maxAttempts = maxAttempts;
@@ -35,6 +43,7 @@ final class HeldAttempt {
         this.queue = queue;
         this.handler = handler;
         this.payload = payload;
+        this.waitedMicros = waitedMicros;
     }
 
     /** Decides this attempt's outcome; true for the one caller that gets to. */
@@ -51,8 +60,11 @@ final class HeldAttempt {
         return settled.get();
     }
 
-    synchronized void startRunning(Thread thread) {
+    /** Its handler starts on {@code thread}; returns how long the job waited from its due time. */
+    synchronized Duration startRunning(Thread thread) {
         runner = thread;
+        startNanos = System.nanoTime();
+        return Duration.ofNanos(waitedMicros * 1_000 + (startNanos - claimedNanos));
     }
 
     /**
@@ -61,6 +73,12 @@ final class HeldAttempt {
      */
     synchronized void stopRunning() {
         runner = null;
+        endNanos = System.nanoTime();
+    }
+
+    /** How long its handler ran, or null if it never started or still runs. */
+    synchronized Duration handlerDuration() {
+        return endNanos == 0 ? null : Duration.ofNanos(endNanos - startNanos);
     }
 
     synchronized void interruptIfRunning() {

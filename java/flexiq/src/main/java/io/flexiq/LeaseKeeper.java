@@ -7,6 +7,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the leases of a worker's held attempts, on a thread of its own: a lease extension that
@@ -15,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * the job may be running elsewhere.
  */
 final class LeaseKeeper {
-    private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
 
     private final WorkerStore store;
     private final HeldAttempts held;
@@ -58,7 +60,7 @@ final class LeaseKeeper {
         }
         for (HeldAttempt a : snapshot) {
             if (!stillHeld.contains(a.id) && held.remove(a) && a.settle()) {
-                LOG.log(System.Logger.Level.WARNING, a + " lost its lease (it passed, and the job moved on);"
+                LOG.warn(a + " lost its lease (it passed, and the job moved on);"
                         + " its handler is interrupted and its outcome will not be recorded");
                 a.interruptIfRunning();
             }

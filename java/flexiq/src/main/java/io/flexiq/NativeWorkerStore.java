@@ -1,6 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import java.util.List;
 
 /** {@link WorkerStore} over the native core, for one client handle. */
 final class NativeWorkerStore implements WorkerStore {
@@ -13,13 +14,13 @@ final class NativeWorkerStore implements WorkerStore {
     @Override
     public int claim(String[] queues, String[] tasks, int limit, long leaseMillis, long token, ClaimBuffer out) {
         return NativeBridge.claim(handle, queues, tasks, limit, leaseMillis, token, out.ids, out.attempts,
-                out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads);
+                out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads, out.waitedMicros);
     }
 
     @Override
     public int recoverClaim(String[] queues, String[] tasks, long leaseMillis, long token, ClaimBuffer out) {
         return NativeBridge.recoverClaim(handle, queues, tasks, leaseMillis, token, out.ids, out.attempts,
-                out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads);
+                out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads, out.waitedMicros);
     }
 
     @Override
@@ -43,7 +44,7 @@ final class NativeWorkerStore implements WorkerStore {
     }
 
     @Override
-    public long rescueExpired() {
+    public List<NativeBridge.Rescued> rescueExpired() {
         return NativeBridge.rescueExpired(handle);
     }
 

@@ -1,5 +1,8 @@
 package io.flexiq;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -7,16 +10,19 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Records how attempts ended, on a thread of its own: completions in batches, failures one by
  * one, unfinished attempts given back. An outcome PostgreSQL cannot take now (it is unavailable)
  * is kept and tried again, its lease still extended meanwhile, so a short outage neither runs a
  * finished handler again nor lets its job's lease pass; only a worker closing gives up, at its
- * deadline.
+ * deadline. Each failed attempt is logged once recorded: a warning while the job has attempts
+ * left, an error when it is dead-lettered.
  */
 final class OutcomeRecorder implements Runnable {
-    private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
     /** How long the first completion of a batch waits for others to join it. */
     private static final long COMPLETION_LINGER_MILLIS = 2;
     /** The most completions recorded in one statement. */
@@ -31,6 +37,7 @@ final class OutcomeRecorder implements Runnable {
 
     private final WorkerStore store;
     private final HeldAttempts held;
+    private final Listeners listeners;
     private final LinkedBlockingQueue<Outcome> arrived = new LinkedBlockingQueue<>();
     private final List<HeldAttempt> completions = new ArrayList<>();
     private final List<Outcome> failures = new ArrayList<>();
@@ -39,9 +46,10 @@ final class OutcomeRecorder implements Runnable {
     private volatile boolean stopping;
     private volatile long stopByNanos;
 
-    OutcomeRecorder(WorkerStore store, HeldAttempts held) {
+    OutcomeRecorder(WorkerStore store, HeldAttempts held, Listeners listeners) {
         this.store = store;
         this.held = held;
+        this.listeners = listeners;
     }
 
     void succeeded(HeldAttempt a) {
@@ -160,7 +168,7 @@ final class OutcomeRecorder implements Runnable {
         } catch (RuntimeException e) {
             // Trying again would be refused again. Its leases no longer extended, the job runs
             // again once they pass.
-            LOG.log(System.Logger.Level.ERROR, "recording " + what + " was refused; the jobs run again once"
+            LOG.error("recording " + what + " was refused; the jobs run again once"
                     + " their leases pass", e);
             dropIt.run();
             return true;
@@ -179,8 +187,12 @@ final class OutcomeRecorder implements Runnable {
             recorded.add(id);
         }
         for (HeldAttempt a : batch) {
-            if (!recorded.contains(a.id)) {
-                LOG.log(System.Logger.Level.WARNING, a + " succeeded after its lease had passed; the job was"
+            if (recorded.contains(a.id)) {
+                if (listeners.active()) {
+                    listeners.job(JobEvent.completed(a));
+                }
+            } else {
+                LOG.warn(a + " succeeded after its lease had passed; the job was"
                         + " already given to another attempt");
             }
         }
@@ -189,11 +201,28 @@ final class OutcomeRecorder implements Runnable {
 
     private void fail(Outcome f) {
         HeldAttempt a = f.attempt();
-        if (store.fail(a.id, a.attempt, f.error()) == -1) {
-            LOG.log(System.Logger.Level.WARNING, a + " failed after its lease had passed; the job was already"
-                    + " given to another attempt");
-        }
+        long dueMicros = store.fail(a.id, a.attempt, f.error());
         held.remove(a);
+        if (dueMicros == -1) {
+            LOG.warn(a + " failed after its lease had passed; the job was already"
+                    + " given to another attempt: " + f.error());
+            return;
+        }
+        String job = "job " + a.id + " (task " + a.handler.task().name() + ", queue " + a.queue + ")";
+        Duration retryDelay = null;
+        if (dueMicros == 0) {
+            LOG.error("{} is dead: attempt {} of {} failed, and it has no attempts left (redrive it to run it"
+                    + " again): {}", job, a.attempt, a.maxAttempts, f.error());
+        } else {
+            // By this process's clock: a clock ahead of PostgreSQL's shortens it, never below zero.
+            Duration untilDue = Duration.between(Instant.now(), Instant.EPOCH.plus(dueMicros, ChronoUnit.MICROS));
+            retryDelay = untilDue.isNegative() ? Duration.ZERO : untilDue;
+            LOG.warn("{}: attempt {} of {} failed; retrying in {} ms: {}", job, a.attempt, a.maxAttempts,
+                    retryDelay.toMillis(), f.error());
+        }
+        if (listeners.active()) {
+            listeners.job(JobEvent.failed(a, f.error(), retryDelay));
+        }
     }
 
     private void giveBack() {
@@ -206,7 +235,7 @@ final class OutcomeRecorder implements Runnable {
         arrived.drainTo(rest);
         rest.forEach(this::add);
         if (!nothingPending()) {
-            LOG.log(System.Logger.Level.WARNING, "the worker closed before PostgreSQL took the outcomes of "
+            LOG.warn("the worker closed before PostgreSQL took the outcomes of "
                     + (completions.size() + failures.size() + givenBack.size())
                     + " attempts; their jobs run again once their leases pass");
         }

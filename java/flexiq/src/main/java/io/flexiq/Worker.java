@@ -8,6 +8,8 @@ import java.util.Objects;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs jobs on Java threads: claims due jobs of its queues and tasks in batches (PostgreSQL's
@@ -45,12 +47,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Worker implements AutoCloseable {
     /** Numbers workers, so that each one's threads can be told apart by name. */
     private static final AtomicInteger WORKERS = new AtomicInteger();
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
 
     private final FlexiQ client;
     private final WorkerStore store;
     /** The prefix of this worker's thread names. */
     private final String name;
     private final Duration shutdownTimeout;
+    /** What it runs, for its log lines. */
+    private final String settings;
     private final LeaseKeeper leases;
     private final OutcomeRecorder outcomes;
     private final AttemptRunner runner;
@@ -66,18 +71,21 @@ public final class Worker implements AutoCloseable {
         this.store = store;
         this.name = "flexiq-worker-" + WORKERS.incrementAndGet();
         this.shutdownTimeout = b.shutdownTimeout;
+        this.settings = "queues " + b.queues + ", tasks " + b.handlers.keySet() + ", concurrency " + b.concurrency
+                + ", prefetch " + b.prefetch + ", lease " + b.lease.toMillis() + " ms";
         int capacity = b.concurrency + b.prefetch;
         Semaphore slots = new Semaphore(capacity);
         Semaphore unrecorded = new Semaphore(capacity + b.claimBatch);
         HeldAttempts held = new HeldAttempts(slots, unrecorded);
         this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"));
-        this.outcomes = new OutcomeRecorder(store, held);
-        this.runner = new AttemptRunner(store, b.client.serializer(), held, outcomes, b.concurrency,
-                threads(name + "-handler"), threads(name + "-timeouts"));
+        this.outcomes = new OutcomeRecorder(store, held, b.client.listeners());
+        this.runner = new AttemptRunner(store, b.client.serializer(), held, outcomes, b.client.listeners(),
+                b.concurrency, b.handlerThreads != null ? b.handlerThreads : threads(name + "-handler"),
+                threads(name + "-timeouts"));
         String[] tasks = b.handlers.keySet().toArray(new String[0]);
         this.claimer = new Claimer(store, b.queues.toArray(new String[0]), tasks,
                 b.handlers.values().toArray(new TaskHandler<?>[0]), b.claimBatch, capacity, slots,
-                unrecorded, b.lease.toMillis(), b.pollInterval.toMillis(), runner::dispatch);
+                unrecorded, b.lease.toMillis(), b.pollInterval.toMillis(), runner::dispatch, b.client.listeners());
         this.claimerThread = threads(name + "-claimer").newThread(claimer);
         this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
     }
@@ -101,6 +109,7 @@ public final class Worker implements AutoCloseable {
         leases.start();
         outcomeThread.start();
         claimerThread.start();
+        LOG.info("{} started: {}", name, settings);
         return this;
     }
 
@@ -131,6 +140,10 @@ public final class Worker implements AutoCloseable {
         synchronized (lifecycle) {
             wasStarted = started;
         }
+        if (wasStarted) {
+            LOG.info("{} stopping: no more claims; running handlers get up to {} ms to finish", name,
+                    shutdownTimeout.toMillis());
+        }
         claimer.stop();
         if (wasStarted) {
             try {
@@ -149,6 +162,9 @@ public final class Worker implements AutoCloseable {
         }
         leases.stop();
         client.forget(this);
+        if (wasStarted) {
+            LOG.info("{} stopped", name);
+        }
     }
 
     /** The worker's name, which its threads' names start with: {@code flexiq-worker-<n>}. */
@@ -196,6 +212,7 @@ public final class Worker implements AutoCloseable {
         private Duration lease = Duration.ofSeconds(30);
         private Duration pollInterval = Duration.ofSeconds(1);
         private Duration shutdownTimeout = Duration.ofSeconds(10);
+        private ThreadFactory handlerThreads;
 
         Builder(FlexiQ client) {
             this.client = client;
@@ -296,6 +313,18 @@ public final class Worker implements AutoCloseable {
          */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = Durations.settingOrZero("shutdownTimeout", shutdownTimeout);
+            return this;
+        }
+
+        /**
+         * The threads handlers run on (default: platform daemon threads named
+         * {@code flexiq-worker-<n>-handler-<i>}). The worker keeps {@code concurrency} of them.
+         * On Java 21 and later, {@code Thread.ofVirtual().name("jobs-", 0).factory()} runs each
+         * handler on a virtual thread, so that a worker with a high concurrency runs as many
+         * handlers that wait (on I/O, on sleep) at once without as many platform threads.
+         */
+        public Builder handlerThreads(ThreadFactory handlerThreads) {
+            this.handlerThreads = Objects.requireNonNull(handlerThreads, "handlerThreads");
             return this;
         }
 

@@ -1,5 +1,8 @@
 package io.flexiq;
 
+import io.flexiq.internal.NativeBridge;
+import java.util.List;
+
 /**
  * The storage calls a {@link Worker} makes, one method per core statement. The worker's parts
  * talk to PostgreSQL only through this, so that their logic reads as what it does.
@@ -23,8 +26,8 @@ interface WorkerStore {
     /** Gives back unfinished attempts, not counted; returns how many. */
     long returnAttempts(long[] ids, int[] attempts);
 
-    /** Puts back to work running jobs whose lease has passed; returns how many. */
-    long rescueExpired();
+    /** Puts back to work running jobs whose lease has passed (dead-letters those with no attempts left); returns them. */
+    List<NativeBridge.Rescued> rescueExpired();
 
     /** The wake-up generation. */
     long workGeneration();

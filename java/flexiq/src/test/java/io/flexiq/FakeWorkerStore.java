@@ -1,5 +1,6 @@
 package io.flexiq;
 
+import io.flexiq.internal.NativeBridge;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -304,18 +305,19 @@ final class FakeWorkerStore implements WorkerStore {
     }
 
     @Override
-    public synchronized long rescueExpired() {
+    public synchronized List<NativeBridge.Rescued> rescueExpired() {
         called(Call.RESCUE_EXPIRED);
-        long count = 0;
+        List<NativeBridge.Rescued> rescued = new ArrayList<>();
         long now = System.nanoTime();
         for (Job j : jobs.values()) {
             if (j.state == State.RUNNING && j.leaseExpiresNanos - now < 0) {
                 j.state = j.attempt < j.maxAttempts ? State.RETRYABLE : State.DEAD;
                 j.lastError = "lease expired during attempt " + j.attempt;
-                count++;
+                rescued.add(new NativeBridge.Rescued(j.id, j.queue, j.task, j.attempt, j.maxAttempts,
+                        j.state == State.DEAD));
             }
         }
-        return count;
+        return rescued;
     }
 
     @Override

@@ -1,5 +1,8 @@
 package io.flexiq;
 
+import io.flexiq.internal.NativeBridge;
+import java.util.List;
+
 /** A {@link WorkerStore} that passes every call on; tests override the calls they disturb. */
 class ForwardingStore implements WorkerStore {
     private final WorkerStore next;
@@ -39,7 +42,7 @@ class ForwardingStore implements WorkerStore {
     }
 
     @Override
-    public long rescueExpired() {
+    public List<NativeBridge.Rescued> rescueExpired() {
         return next.rescueExpired();
     }
 

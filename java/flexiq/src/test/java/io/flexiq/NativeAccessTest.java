@@ -34,7 +34,7 @@ class NativeAccessTest {
     private static final String WARNING = "WARNING: A restricted method in java.lang.System has been called";
     private static final Path LIBRARY_JAR = Paths.get("java/flexiq/build/libs/flexiq-0.1.0.jar");
 
-    private static Path newJava() {
+    static Path newJava() {
         String configured = System.getenv("FLEXIQ_JAVA_NEW");
         Path java = Paths.get(configured != null ? configured : "/usr/lib/jvm/temurin-25-jdk-amd64", "bin", "java");
         assumeTrue(Files.isExecutable(java), "no Java 22+ at " + java);

@@ -4,6 +4,7 @@ import static io.flexiq.WorkerTest.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
 import io.flexiq.FakeWorkerStore.Attempt;
 import io.flexiq.FakeWorkerStore.Failure;
 import io.flexiq.FakeWorkerStore.State;
@@ -16,10 +17,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,22 +39,7 @@ class WorkerLogicTest {
     private final FakeWorkerStore store = new FakeWorkerStore();
     private final FlexiQ client = unconnectedClient();
     /** The worker's log, where a lost lease or a late outcome shows. */
-    private final Logger log = Logger.getLogger(Worker.class.getName());
-    private final ConcurrentLinkedQueue<String> warnings = new ConcurrentLinkedQueue<>();
-    private final Handler warningsHandler = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                warnings.add(record.getMessage());
-            }
-        }
-
-        @Override
-        public void flush() {}
-
-        @Override
-        public void close() {}
-    };
+    private CapturedLogs logs;
     private Worker worker;
 
     /**
@@ -70,12 +52,12 @@ class WorkerLogicTest {
 
     @BeforeEach
     void watchLog() {
-        log.addHandler(warningsHandler);
+        logs = new CapturedLogs();
     }
 
     @AfterEach
     void closeWorker() {
-        log.removeHandler(warningsHandler);
+        logs.close();
         if (worker != null) {
             worker.close();
         }
@@ -96,7 +78,7 @@ class WorkerLogicTest {
     }
 
     private boolean warned(String text) {
-        return warnings.stream().anyMatch(w -> w.contains(text));
+        return !logs.at(Level.WARN, text).isEmpty();
     }
 
     @Test
@@ -157,7 +139,7 @@ class WorkerLogicTest {
         store.takeOver(id);
         await("the handler to be interrupted", interrupted::get);
         worker.close();
-        assertTrue(warned("attempt 1 of job " + id + " lost its lease"), "logged: " + warnings);
+        assertTrue(warned("attempt 1 of job " + id + " lost its lease"), "logged: " + logs.matching(e -> true));
         assertEquals(List.of(), store.completions());
         assertEquals(List.of(), store.failures());
         assertEquals(List.of(), store.returns(), "a lost attempt is not given back either");
@@ -186,7 +168,7 @@ class WorkerLogicTest {
         release.countDown();
         await("the other job to complete", () -> store.state(other) == State.COMPLETED);
         worker.close();
-        assertTrue(warned("attempt 1 of job " + late + " succeeded after its lease had passed"), "logged: " + warnings);
+        assertTrue(warned("attempt 1 of job " + late + " succeeded after its lease had passed"), "logged: " + logs.matching(e -> true));
         assertEquals(1, store.completions().stream().filter(a -> a.id() == late).count(), "not tried again");
         assertEquals(State.RUNNING, store.state(late), "the job stays with the attempt that took it over");
         assertEquals(List.of(), store.failures());

@@ -371,15 +371,16 @@ public final class NativeBridge {
     /**
      * Claims up to {@code limit} (at most {@code ids.length}) due jobs of these queues and tasks
      * under a lease, marked with {@code token}, into the output arrays (queue and task as indexes
-     * into the arrays passed; timeout {@code Long.MIN_VALUE} when none); returns how many.
+     * into the arrays passed; timeout {@code Long.MIN_VALUE} when none; how long each waited from
+     * its due time to the claim, in µs); returns how many.
      */
     public static int claim(long client, String[] queues, String[] tasks, int limit, long leaseMillis, long token,
             long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
-            int[] taskIndexes, byte[][] payloads) {
+            int[] taskIndexes, byte[][] payloads, long[] waitedMicros) {
         ensureLoaded();
         byte[] request = claimRequest(queues, tasks, Math.min(limit, ids.length), leaseMillis, token);
         return readClaimed(nativeClaim(client, request), ids, attempts, maxAttempts, timeoutMillis, queueIndexes,
-                taskIndexes, payloads);
+                taskIndexes, payloads, waitedMicros);
     }
 
     /**
@@ -388,11 +389,11 @@ public final class NativeBridge {
      */
     public static int recoverClaim(long client, String[] queues, String[] tasks, long leaseMillis, long token,
             long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
-            int[] taskIndexes, byte[][] payloads) {
+            int[] taskIndexes, byte[][] payloads, long[] waitedMicros) {
         ensureLoaded();
         byte[] request = claimRequest(queues, tasks, ids.length, leaseMillis, token);
         return readClaimed(nativeRecoverClaim(client, request), ids, attempts, maxAttempts, timeoutMillis,
-                queueIndexes, taskIndexes, payloads);
+                queueIndexes, taskIndexes, payloads, waitedMicros);
     }
 
     private static byte[] claimRequest(String[] queues, String[] tasks, int limit, long leaseMillis, long token) {
@@ -400,7 +401,7 @@ public final class NativeBridge {
     }
 
     private static int readClaimed(byte[] response, long[] ids, int[] attempts, int[] maxAttempts,
-            long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes, byte[][] payloads) {
+            long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes, byte[][] payloads, long[] waitedMicros) {
         Wire.Reader r = reader(response);
         int n = r.i32();
         for (int i = 0; i < n; i++) {
@@ -412,6 +413,7 @@ public final class NativeBridge {
             queueIndexes[i] = r.i32();
             taskIndexes[i] = r.i32();
             payloads[i] = r.bytes();
+            waitedMicros[i] = r.i64();
         }
         return n;
     }
@@ -465,11 +467,20 @@ public final class NativeBridge {
         return state == JobState.DEAD ? 0 : runAt;
     }
 
-    /** Puts back to work the running jobs whose lease has passed; returns how many. */
-    public static long rescueExpired(long client) {
+    /** Puts back to work the running jobs whose lease has passed; returns them. */
+    public static List<Rescued> rescueExpired(long client) {
         ensureLoaded();
-        return reader(nativeRescueExpired(client, null)).i64();
+        Wire.Reader r = reader(nativeRescueExpired(client, null));
+        int n = r.i32();
+        List<Rescued> rescued = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            rescued.add(new Rescued(r.i64(), r.string(), r.string(), r.i32(), r.i32(), r.bool()));
+        }
+        return rescued;
     }
+
+    /** A job whose lease passed, put back to work or, its attempts spent, dead-lettered. */
+    public record Rescued(long id, String queue, String task, int attempt, int maxAttempts, boolean dead) {}
 
     /** Gives back unfinished attempts; their jobs are due again and the attempts do not count. */
     public static long returnAttempts(long client, long[] ids, int[] attempts) {

@@ -1,0 +1,150 @@
+package io.flexiq;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/** A job's change of state, for {@link FlexiQListener#onJob}. Immutable. */
+public final class JobEvent {
+    /** What happened to the job. */
+    public enum Kind {
+        /** A worker started an attempt ({@link #startLatency()} says how long it waited). */
+        STARTED,
+        /** An attempt succeeded and its completion committed. */
+        COMPLETED,
+        /** An attempt failed ({@link #error()}) and the job runs again after {@link #retryDelay()}. */
+        RETRIED,
+        /** An attempt failed ({@link #error()}), or its lease passed, with no attempts left: the job is dead. */
+        DEAD_LETTERED,
+        /**
+         * A worker's lease on the job passed (the worker died or stalled) and the job was put back
+         * to work ({@link #error()} names the attempt); with no attempts left it is
+         * {@link #DEAD_LETTERED} instead.
+         */
+        RESCUED,
+        /** A dead job was put back to work ({@link FlexiQ#redrive}). */
+        REDRIVEN,
+        /** A pending job was cancelled ({@link FlexiQ#cancel}). */
+        CANCELLED,
+        /** A job was deleted ({@link FlexiQ#purge}). */
+        PURGED
+    }
+
+    private final Kind kind;
+    private final String jobId;
+    private final String task;
+    private final String queue;
+    private final int attempt;
+    private final int maxAttempts;
+    private final String error;
+    private final Duration retryDelay;
+    private final Duration handlerDuration;
+    private final Duration startLatency;
+    private final Instant at;
+
+    private JobEvent(Kind kind, String jobId, String task, String queue, int attempt, int maxAttempts,
+            String error, Duration retryDelay, Duration handlerDuration, Duration startLatency) {
+        this.kind = kind;
+        this.jobId = jobId;
+        this.task = task;
+        this.queue = queue;
+        this.attempt = attempt;
+        this.maxAttempts = maxAttempts;
+        this.error = error;
+        this.retryDelay = retryDelay;
+        this.handlerDuration = handlerDuration;
+        this.startLatency = startLatency;
+        this.at = Instant.now();
+    }
+
+    static JobEvent started(HeldAttempt a, Duration startLatency) {
+        return new JobEvent(Kind.STARTED, Long.toString(a.id), a.handler.task().name(), a.queue, a.attempt,
+                a.maxAttempts, null, null, null, startLatency);
+    }
+
+    static JobEvent completed(HeldAttempt a) {
+        return new JobEvent(Kind.COMPLETED, Long.toString(a.id), a.handler.task().name(), a.queue, a.attempt,
+                a.maxAttempts, null, null, a.handlerDuration(), null);
+    }
+
+    /** A failed attempt: retried after {@code retryDelay}, or dead-lettered when it is null. */
+    static JobEvent failed(HeldAttempt a, String error, Duration retryDelay) {
+        return new JobEvent(retryDelay == null ? Kind.DEAD_LETTERED : Kind.RETRIED, Long.toString(a.id),
+                a.handler.task().name(), a.queue, a.attempt, a.maxAttempts, error, retryDelay, a.handlerDuration(),
+                null);
+    }
+
+    /** A change made by a client call or by a rescue, to a job known by id, task, queue and attempt. */
+    static JobEvent changed(Kind kind, long jobId, String task, String queue, int attempt, int maxAttempts,
+            String error) {
+        return new JobEvent(kind, Long.toString(jobId), task, queue, attempt, maxAttempts, error, null, null, null);
+    }
+
+    /** What happened. */
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The job's id. */
+    public String jobId() {
+        return jobId;
+    }
+
+    /** The job's task name. */
+    public String task() {
+        return task;
+    }
+
+    /** The job's queue. */
+    public String queue() {
+        return queue;
+    }
+
+    /** The attempt the event is about (0 when the job has not run yet). */
+    public int attempt() {
+        return attempt;
+    }
+
+    /** The job's attempt budget. */
+    public int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** Why the attempt failed: for {@link Kind#RETRIED}, {@link Kind#DEAD_LETTERED} and {@link Kind#RESCUED}. */
+    public Optional<String> error() {
+        return Optional.ofNullable(error);
+    }
+
+    /** How long until the job is due again: for {@link Kind#RETRIED}. */
+    public Optional<Duration> retryDelay() {
+        return Optional.ofNullable(retryDelay);
+    }
+
+    /**
+     * How long the handler ran: for {@link Kind#COMPLETED}, and for failures whose handler ran
+     * (not for an attempt whose payload did not read, or that timed out before it started).
+     */
+    public Optional<Duration> handlerDuration() {
+        return Optional.ofNullable(handlerDuration);
+    }
+
+    /**
+     * For {@link Kind#STARTED}: from the moment the job was due (its enqueue, or its scheduled or
+     * retry time) to its handler's start, by PostgreSQL's clock up to the claim and this
+     * process's after it.
+     */
+    public Optional<Duration> startLatency() {
+        return Optional.ofNullable(startLatency);
+    }
+
+    /** When it happened, by this process's clock. */
+    public Instant at() {
+        return at;
+    }
+
+    @Override
+    public String toString() {
+        return "JobEvent[" + kind + " job " + jobId + " (" + task + " on " + queue + "), attempt " + attempt + "/"
+                + maxAttempts + (error == null ? "" : ": " + error) + "]";
+    }
+}

@@ -1,0 +1,153 @@
+package io.flexiq;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A client's listeners, each fed by a bounded queue and a daemon thread of its own, so that
+ * publishing an event never waits for a listener: a full queue drops the event instead.
+ */
+final class Listeners {
+    private static final Logger LOG = LoggerFactory.getLogger(FlexiQ.class);
+    /** The most events waiting for one listener. */
+    static final int BACKLOG = 10_000;
+    private static final long REPORT_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final CopyOnWriteArrayList<Delivery> deliveries = new CopyOnWriteArrayList<>();
+
+    /** Whether anyone listens: publishers build no event otherwise. */
+    boolean active() {
+        return !deliveries.isEmpty();
+    }
+
+    void add(FlexiQListener listener) {
+        Delivery d = new Delivery(listener);
+        deliveries.add(d);
+        d.thread.start();
+    }
+
+    /** Stops delivering to {@code listener} once it has what was published before; false if it was not listening. */
+    boolean remove(FlexiQListener listener) {
+        for (Delivery d : deliveries) {
+            if (d.listener == listener && deliveries.remove(d)) {
+                d.stop();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void enqueued(EnqueueEvent e) {
+        publish(e, FlexiQListener::onEnqueue);
+    }
+
+    void job(JobEvent e) {
+        publish(e, FlexiQListener::onJob);
+    }
+
+    /** Stops every delivery once it has what was published before. */
+    void close() {
+        for (Delivery d : deliveries) {
+            deliveries.remove(d);
+            d.stop();
+        }
+    }
+
+    private <E> void publish(E event, BiConsumer<FlexiQListener, E> call) {
+        for (Delivery d : deliveries) {
+            d.offer(() -> call.accept(d.listener, event));
+        }
+    }
+
+    /** One listener's queue and thread. */
+    private static final class Delivery implements Runnable {
+        /** Queued after the last event: the thread ends when it takes it. */
+        private static final Runnable STOP = () -> { };
+
+        final FlexiQListener listener;
+        final Thread thread;
+        private final BlockingQueue<Runnable> queue = new ArrayBlockingQueue<>(BACKLOG);
+        private final Rate dropped = new Rate();
+        private final Rate thrown = new Rate();
+
+        Delivery(FlexiQListener listener) {
+            this.listener = listener;
+            this.thread = new Thread(this, "flexiq-listener-" + THREADS.incrementAndGet());
+            thread.setDaemon(true);
+        }
+
+        void offer(Runnable call) {
+            if (!queue.offer(call) && dropped.due()) {
+                LOG.warn("listener {} falls behind: {} events were dropped since the last report (it may"
+                        + " hold at most {} waiting); make it faster or hand its work to a thread of its own",
+                        listener, dropped.take(), BACKLOG);
+            }
+        }
+
+        void stop() {
+            try {
+                if (!queue.offer(STOP, 1, TimeUnit.SECONDS)) {
+                    // Stuck in one event with a full queue: what waits is dropped.
+                    thread.interrupt();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                thread.interrupt();
+            }
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                Runnable call;
+                try {
+                    call = queue.take();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (call == STOP) {
+                    return;
+                }
+                try {
+                    call.run();
+                } catch (RuntimeException | Error e) {
+                    if (thrown.due()) {
+                        LOG.warn("listener {} threw ({} times since the last report); its events go on", listener,
+                                thrown.take(), e);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Counts occurrences and says when one is due to be reported: the first, then at most once a minute. */
+    private static final class Rate {
+        private long count;
+        private long reportedNanos;
+        private boolean reported;
+
+        synchronized boolean due() {
+            count++;
+            long now = System.nanoTime();
+            if (reported && now - reportedNanos < REPORT_NANOS) {
+                return false;
+            }
+            reported = true;
+            reportedNanos = now;
+            return true;
+        }
+
+        synchronized long take() {
+            long n = count;
+            count = 0;
+            return n;
+        }
+    }
+}
