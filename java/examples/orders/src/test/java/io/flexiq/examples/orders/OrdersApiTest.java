@@ -2,6 +2,7 @@ package io.flexiq.examples.orders;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flexiq.FlexiQ;
 import io.flexiq.JobState;
@@ -16,9 +17,12 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -29,6 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"flexiq.worker.poll-interval=200ms", "flexiq.connect-timeout=2s"})
 @FlexiQPostgres
+@ExtendWith(OutputCaptureExtension.class)
 class OrdersApiTest {
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -59,6 +64,18 @@ class OrdersApiTest {
                 () -> flexiq.getJob(jobId).map(j -> j.state() == JobState.COMPLETED).orElse(false));
         assertEquals("charged", jdbc.queryForObject("SELECT status FROM orders WHERE id = ?", String.class, order));
         assertEquals(1, jdbc.queryForObject("SELECT count(*) FROM payments WHERE order_id = ?", Long.class, order));
+    }
+
+    @Test
+    void aFailedChargeIsLoggedAtWarnWithTheJobId(CapturedOutput output) throws Exception {
+        String order = "order-" + UUID.randomUUID();
+        String jobId = post(order, JdbcPaymentGateway.LIMIT_CENTS + 1).get("chargeJobId").asString();
+        String logged = "job " + jobId + " (task charge_order, queue default): attempt 1 of ";
+        await("the failed attempt is logged", () -> output.getOut().contains(logged));
+        String line = output.getOut().lines().filter(l -> l.contains(logged)).findFirst().orElseThrow();
+        assertTrue(line.contains(" WARN "), line);
+        assertTrue(line.contains("over the limit"), line);
+        assertEquals("placed", jdbc.queryForObject("SELECT status FROM orders WHERE id = ?", String.class, order));
     }
 
     @Test
