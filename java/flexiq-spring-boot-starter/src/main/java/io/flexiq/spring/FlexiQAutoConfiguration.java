@@ -5,6 +5,7 @@ import io.flexiq.FlexiQ;
 import io.flexiq.JobQueue;
 import io.flexiq.PayloadSerializer;
 import java.util.List;
+import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -16,9 +17,12 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.VirtualThreadTaskExecutor;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -91,13 +95,21 @@ public final class FlexiQAutoConfiguration {
         return new TransactionalJobQueue(client, properties.isJoinTransactions() ? dataSource.getIfUnique() : null);
     }
 
-    /** The worker of the application's handler beans; none without them. */
+    /**
+     * The worker of the application's handler beans; none without them. With Spring Boot's
+     * virtual threads on ({@code spring.threads.virtual.enabled=true} on Java 21 or later),
+     * handlers run on virtual threads named {@code flexiq-handler-<n>}.
+     */
     @Bean
     @ConditionalOnBean(FlexiQHandler.class)
     @ConditionalOnBooleanProperty(name = "flexiq.worker.enabled", matchIfMissing = true)
     @ConditionalOnMissingBean
-    FlexiQWorkerLifecycle flexiqWorker(FlexiQ client, List<FlexiQHandler<?>> handlers, FlexiQProperties properties) {
-        return new FlexiQWorkerLifecycle(client, handlers, properties.getWorker());
+    FlexiQWorkerLifecycle flexiqWorker(FlexiQ client, List<FlexiQHandler<?>> handlers, FlexiQProperties properties,
+            Environment environment) {
+        ThreadFactory handlerThreads = Threading.VIRTUAL.isActive(environment)
+                ? new VirtualThreadTaskExecutor("flexiq-handler-").getVirtualThreadFactory()
+                : null;
+        return new FlexiQWorkerLifecycle(client, handlers, properties.getWorker(), handlerThreads);
     }
 
     /** The application's Jackson 3 mapper as FlexiQ's payload serializer. */

@@ -5,6 +5,7 @@ import io.flexiq.Worker;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -29,18 +30,23 @@ public final class FlexiQWorkerLifecycle implements SmartLifecycle {
     private final FlexiQ client;
     private final List<FlexiQHandler<?>> handlers;
     private final FlexiQProperties.Worker settings;
+    /** The handlers' threads, or null for the worker's own platform threads. */
+    private final ThreadFactory handlerThreads;
     private final Object lock = new Object();
     private Worker worker;
 
     /**
-     * A lifecycle running {@code handlers} with {@code settings}.
+     * A lifecycle running {@code handlers} with {@code settings}, on threads of
+     * {@code handlerThreads} (null: the worker's own platform threads).
      *
      * @throws IllegalStateException if two handlers name the same task
      */
-    public FlexiQWorkerLifecycle(FlexiQ client, List<FlexiQHandler<?>> handlers, FlexiQProperties.Worker settings) {
+    public FlexiQWorkerLifecycle(FlexiQ client, List<FlexiQHandler<?>> handlers, FlexiQProperties.Worker settings,
+            ThreadFactory handlerThreads) {
         this.client = client;
         this.handlers = List.copyOf(handlers);
         this.settings = settings;
+        this.handlerThreads = handlerThreads;
         Map<String, FlexiQHandler<?>> byTask = new HashMap<>();
         for (FlexiQHandler<?> handler : this.handlers) {
             FlexiQHandler<?> other = byTask.putIfAbsent(handler.task().name(), handler);
@@ -63,6 +69,9 @@ public final class FlexiQWorkerLifecycle implements SmartLifecycle {
                     .lease(settings.getLease())
                     .pollInterval(settings.getPollInterval())
                     .shutdownTimeout(settings.getShutdownTimeout());
+            if (handlerThreads != null) {
+                builder.handlerThreads(handlerThreads);
+            }
             for (FlexiQHandler<?> handler : handlers) {
                 register(builder, handler);
             }
