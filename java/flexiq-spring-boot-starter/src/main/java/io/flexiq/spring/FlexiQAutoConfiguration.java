@@ -2,6 +2,7 @@ package io.flexiq.spring;
 
 import io.flexiq.CanonicalJsonSerializer;
 import io.flexiq.FlexiQ;
+import io.flexiq.FlexiQListener;
 import io.flexiq.JobQueue;
 import io.flexiq.PayloadSerializer;
 import java.util.List;
@@ -30,7 +31,8 @@ import tools.jackson.databind.json.JsonMapper;
  * <ul>
  *   <li>a {@link FlexiQ} client on {@code flexiq.url}, else on the database of
  *       {@code spring.datasource.*} (its JDBC URL carried over, see {@link JdbcUrls}), migrated at
- *       startup unless {@code flexiq.migrate=false}, with a pool of its own;
+ *       startup unless {@code flexiq.migrate=false}, with a pool of its own, and the
+ *       application's {@link FlexiQListener} beans as listeners;
  *   <li>a {@link PayloadSerializer}: the application's Jackson 3 {@link JsonMapper} in canonical
  *       form ({@link JacksonJsonSerializer}), or FlexiQ's default without one;
  *   <li>the primary {@link JobQueue}, a {@link TransactionalJobQueue} that enqueues in
@@ -51,11 +53,14 @@ public final class FlexiQAutoConfiguration {
     /** Created by Spring. */
     public FlexiQAutoConfiguration() {}
 
-    /** The client, on the configured database; closed (its worker first) with the context. */
+    /**
+     * The client, on the configured database, with every {@link FlexiQListener} bean as a
+     * listener; closed (its worker first) with the context.
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     FlexiQ flexiQ(FlexiQProperties properties, ObjectProvider<PayloadSerializer> serializer,
-            ObjectProvider<DataSourceDatabase> dataSourceDatabase) {
+            ObjectProvider<DataSourceDatabase> dataSourceDatabase, ObjectProvider<FlexiQListener> listeners) {
         String url = properties.getUrl();
         if (url == null || url.isBlank()) {
             DataSourceDatabase database = dataSourceDatabase.getIfAvailable();
@@ -78,6 +83,7 @@ public final class FlexiQAutoConfiguration {
         if (chosen != null) {
             builder.serializer(chosen);
         }
+        listeners.orderedStream().forEach(builder::listener);
         return builder.build();
     }
 

@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flexiq.EnqueueEvent;
 import io.flexiq.EnqueueOptions;
 import io.flexiq.EnqueueOutcome;
 import io.flexiq.EnqueueResult;
 import io.flexiq.FlexiQ;
+import io.flexiq.FlexiQListener;
 import io.flexiq.JobContext;
 import io.flexiq.JobQueue;
 import io.flexiq.PayloadSerializer;
@@ -25,6 +27,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -234,6 +237,32 @@ class FlexiQAutoConfigurationTest {
             assertInstanceOf(TestQueue.class, context.getBean(JobQueue.class));
             assertTrue(context.getBeansOfType(TransactionalJobQueue.class).isEmpty());
             assertNotNull(context.getBean(FlexiQ.class));
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Listening {
+        final BlockingQueue<EnqueueEvent> heard = new ArrayBlockingQueue<>(10);
+
+        @Bean
+        FlexiQListener enqueueListener() {
+            return new FlexiQListener() {
+                @Override
+                public void onEnqueue(EnqueueEvent event) {
+                    heard.add(event);
+                }
+            };
+        }
+    }
+
+    @Test
+    void listenerBeansHearTheClient() {
+        runner.withUserConfiguration(Listening.class).run(context -> {
+            String id = context.getBean(JobQueue.class).enqueue(CHARGE, new Charge(8, 1, Instant.EPOCH));
+            EnqueueEvent event = context.getBean(Listening.class).heard.poll(30, TimeUnit.SECONDS);
+            assertNotNull(event);
+            assertEquals(Optional.of(id), event.jobId());
+            assertEquals(Optional.of(EnqueueOutcome.ACCEPTED), event.outcome());
         });
     }
 
