@@ -53,7 +53,7 @@ class OrdersApiTest {
     PostgresServer postgres;
 
     @Test
-    void aDoublePostGivesOneJobAndOneCharge() throws Exception {
+    void aDoublePostGivesOneJobAndOneCharge(CapturedOutput output) throws Exception {
         String order = "order-" + UUID.randomUUID();
         JsonNode first = post(order, 1200);
         JsonNode again = post(order, 1200);
@@ -64,6 +64,10 @@ class OrdersApiTest {
                 () -> flexiq.getJob(jobId).map(j -> j.state() == JobState.COMPLETED).orElse(false));
         assertEquals("charged", jdbc.queryForObject("SELECT status FROM orders WHERE id = ?", String.class, order));
         assertEquals(1, jdbc.queryForObject("SELECT count(*) FROM payments WHERE order_id = ?", Long.class, order));
+        // The handler's own log line names its job.
+        String line = output.getOut().lines().filter(l -> l.contains("charged order " + order)).findFirst()
+                .orElseThrow();
+        assertTrue(line.contains(" INFO job " + jobId + " "), line);
     }
 
     @Test
