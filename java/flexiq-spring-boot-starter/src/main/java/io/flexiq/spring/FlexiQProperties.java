@@ -1,7 +1,6 @@
 package io.flexiq.spring;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -141,7 +140,7 @@ public class FlexiQProperties {
         /** Whether to run the handler beans in a worker (none runs without handler beans anyway). */
         private boolean enabled = true;
         /** The queues to take jobs from. */
-        private List<String> queues = new ArrayList<>(List.of("default"));
+        private List<String> queues = List.of("default");
         /** How many jobs run at once. */
         private int concurrency = 10;
         /** How long a claimed job stays this worker's without a word from it; extended while the handler runs. */
