@@ -26,7 +26,7 @@ pub use client::{Client, ClientConfig};
 pub use enqueue::{EnqueueRow, Enqueued, Outcome, PendingEnqueue, PreparedEnqueue};
 pub use error::{Conflict, Error, Result};
 pub use grants::Grant;
-pub use jobs::{JobInfo, Redrive};
+pub use jobs::{JobCount, JobInfo, Redrive};
 pub use request::{JobRequest, RetryPolicy, Schedule};
 pub use running::{Attempt, ClaimedJob, FailedAttempt, RescuedJob};
 pub use statement::Param;

@@ -33,6 +33,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "leases indexed by lease and by claim, and held exactly while running",
         sql: include_str!("../migrations/0003_leases.sql"),
     },
+    Migration {
+        version: 4,
+        description: "dead letters indexed by queue",
+        sql: include_str!("../migrations/0004_dead_letters.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,

@@ -293,6 +293,18 @@ pub(crate) fn expire_keys(client: &Client, _: &mut Reader<'_>, w: &mut Writer) -
     Ok(())
 }
 
+/// `nativeCountJobs(client, ∅)` → list of (text queue, i32 state code, i64 count).
+pub(crate) fn count_jobs(client: &Client, _: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let counts = block_on(client.count_jobs())??;
+    w.count(counts.len())?;
+    for c in &counts {
+        w.string(&c.queue)?;
+        w.i32(codes::job_state(&c.state)?);
+        w.i64(c.count);
+    }
+    Ok(())
+}
+
 /// `nativeRedrive(client, i64 jobId, text redriveKey)` → i32 outcome code, optional i64 id of
 /// the job holding the key.
 pub(crate) fn redrive(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {

@@ -45,6 +45,7 @@ static NATIVES: &[Native] = natives! {
     "nativePurge" => on_client(client::purge),
     "nativeMarkCompleted" => on_client(client::mark_completed),
     "nativeExpireKeys" => on_client(client::expire_keys),
+    "nativeCountJobs" => on_client(client::count_jobs),
     "nativeRedrive" => on_client(client::redrive),
     "nativeGrantProducer" => on_client(grants::grant_producer),
     "nativeGrantWorker" => on_client(grants::grant_worker),

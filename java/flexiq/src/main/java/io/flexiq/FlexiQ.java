@@ -183,6 +183,17 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
+     * How many jobs each queue holds in each state that comes and goes ({@code AVAILABLE},
+     * {@code SCHEDULED}, {@code RETRYABLE}, {@code RUNNING}) and in {@code DEAD}; pairs with no
+     * jobs are left out. One statement that reads only those jobs, through partial indexes:
+     * finished jobs are not counted, however many there are.
+     */
+    public List<JobCount> countJobs() {
+        requireOpen();
+        return NativeBridge.countJobs(handle);
+    }
+
+    /**
      * Cancels a pending job and releases its key (unless a retention window holds it).
      *
      * @return false if the job does not exist or is not pending

@@ -2,6 +2,7 @@ package io.flexiq.internal;
 
 import io.flexiq.EnqueueOptions;
 import io.flexiq.EnqueueOutcome;
+import io.flexiq.JobCount;
 import io.flexiq.JobState;
 import io.flexiq.NativeLibraryException;
 import io.flexiq.RedriveResult;
@@ -321,6 +322,18 @@ public final class NativeBridge {
                 finishedAt, r.string(), r.string(), r.string(), r.bool(), r.string());
     }
 
+    /** Jobs by queue and state: pending, running and dead ones (finished jobs are not counted). */
+    public static List<JobCount> countJobs(long client) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeCountJobs(client, null));
+        int n = r.i32();
+        List<JobCount> counts = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            counts.add(new JobCount(r.string(), Codes.JOB_STATE.of(r.i32()), r.i64()));
+        }
+        return counts;
+    }
+
     private static byte[] jobId(long jobId) {
         return new Wire.Writer(8).i64(jobId).toBytes();
     }
@@ -544,6 +557,8 @@ public final class NativeBridge {
     private static native byte[] nativeDiscardEnqueue(long pending, byte[] request);
 
     private static native byte[] nativeGetJob(long client, byte[] request);
+
+    private static native byte[] nativeCountJobs(long client, byte[] request);
 
     private static native byte[] nativeCancel(long client, byte[] request);
 
