@@ -5,6 +5,8 @@ import io.flexiq.FlexiQ;
 import io.flexiq.FlexiQListener;
 import io.flexiq.JobQueue;
 import io.flexiq.PayloadSerializer;
+import io.flexiq.micrometer.FlexiQMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
@@ -39,13 +41,17 @@ import tools.jackson.databind.json.JsonMapper;
  *       the Spring-managed transaction in progress;
  *   <li>with {@link FlexiQHandler} beans, a worker running them in the application's lifecycle
  *       ({@link FlexiQWorkerLifecycle}; off with {@code flexiq.worker.enabled=false});
- *   <li>with Spring Boot's health module, the {@code flexiq} health indicator.
+ *   <li>with Spring Boot's health module, the {@code flexiq} health indicator;
+ *   <li>with a Micrometer {@link MeterRegistry} bean, {@link FlexiQMetrics}, which Spring Boot
+ *       binds to it (the {@code flexiq.*} meters; {@code /actuator/metrics} lists them).
  * </ul>
  * Each bean gives way to one of the application's own.
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-        "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration"})
+        "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnClass(FlexiQ.class)
 @ConditionalOnBooleanProperty(name = "flexiq.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FlexiQProperties.class)
@@ -150,6 +156,19 @@ public final class FlexiQAutoConfiguration {
         @ConditionalOnMissingBean(name = "flexiqHealthIndicator")
         FlexiQHealthIndicator flexiqHealthIndicator(FlexiQ client, ObjectProvider<FlexiQWorkerLifecycle> worker) {
             return new FlexiQHealthIndicator(client, worker.getIfAvailable());
+        }
+    }
+
+    /** FlexiQ's meters, when the application has a Micrometer registry. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(MeterRegistry.class)
+    static class MetricsConfiguration {
+        /** Bound to every registry by Spring Boot, as each {@code MeterBinder} bean; closed before the client. */
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        FlexiQMetrics flexiqMetrics(FlexiQ client, FlexiQProperties properties) {
+            return new FlexiQMetrics(client, properties.getMetrics().getRefresh());
         }
     }
 

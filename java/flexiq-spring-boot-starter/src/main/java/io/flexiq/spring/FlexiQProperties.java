@@ -39,6 +39,7 @@ public class FlexiQProperties {
      */
     private boolean joinTransactions = true;
     private final Worker worker = new Worker();
+    private final Metrics metrics = new Metrics();
 
     /** Whether to auto-configure FlexiQ at all (default true). */
     public boolean isEnabled() {
@@ -133,6 +134,27 @@ public class FlexiQProperties {
     /** The worker's settings. */
     public Worker getWorker() {
         return worker;
+    }
+
+    /** The metrics' settings. */
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /** The {@code flexiq.metrics.*} properties: FlexiQ's Micrometer meters. */
+    public static class Metrics {
+        /** How often the gauge of jobs by queue and state is read from PostgreSQL (never per scrape). */
+        private Duration refresh = Duration.ofSeconds(30);
+
+        /** How often the gauge of jobs is read (default 30 s). */
+        public Duration getRefresh() {
+            return refresh;
+        }
+
+        /** Sets how often the gauge of jobs is read. */
+        public void setRefresh(Duration refresh) {
+            this.refresh = refresh;
+        }
     }
 
     /** The {@code flexiq.worker.*} properties: the worker running the application's handler beans. */

@@ -36,6 +36,7 @@ class ConfigurationMetadataTest {
         expected.put("flexiq.migrate", "true");
         expected.put("flexiq.key-retention", null);
         expected.put("flexiq.join-transactions", "true");
+        expected.put("flexiq.metrics.refresh", "\"30s\"");
         expected.put("flexiq.worker.enabled", "true");
         expected.put("flexiq.worker.queues", "\"default\"");
         expected.put("flexiq.worker.concurrency", "10");

@@ -18,9 +18,12 @@ import io.flexiq.JobQueue;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.Task;
 import io.flexiq.TestQueue;
+import io.flexiq.micrometer.FlexiQMetrics;
 import io.flexiq.test.FlexiQExtension;
 import io.flexiq.test.FlexiQPostgresInitializer;
 import io.flexiq.test.PostgresServer;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -42,6 +45,9 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -264,6 +270,32 @@ class FlexiQAutoConfigurationTest {
             assertEquals(Optional.of(id), event.jobId());
             assertEquals(Optional.of(EnqueueOutcome.ACCEPTED), event.outcome());
         });
+    }
+
+    @Test
+    void withAMeterRegistryFlexiQsMetersAreBound() {
+        runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+                .run(context -> {
+                    assertNotNull(context.getBean(FlexiQMetrics.class));
+                    context.getBean(JobQueue.class).enqueue(CHARGE, new Charge(9, 1, Instant.EPOCH));
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    Counter accepted = null;
+                    while (accepted == null && System.nanoTime() < deadline) {
+                        accepted = registry.find("flexiq.enqueues").tag("outcome", "accepted").counter();
+                        Thread.sleep(20);
+                    }
+                    assertNotNull(accepted, "the enqueue was counted");
+                    assertEquals(1.0, accepted.count());
+                });
+    }
+
+    @Test
+    void withoutMicrometerThereAreNoMetrics() {
+        runner.withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+                .run(context -> assertTrue(context.getBeansOfType(FlexiQMetrics.class).isEmpty()));
+        runner.run(context -> assertTrue(context.getBeansOfType(FlexiQMetrics.class).isEmpty()));
     }
 
     @Test

@@ -9,6 +9,8 @@ import io.flexiq.JobState;
 import io.flexiq.spring.FlexiQWorkerLifecycle;
 import io.flexiq.test.FlexiQPostgres;
 import io.flexiq.test.PostgresServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -71,7 +73,7 @@ class OrdersApiTest {
     }
 
     @Test
-    void aFailedChargeIsLoggedAtWarnWithTheJobId(CapturedOutput output) throws Exception {
+    void aFailedChargeIsLoggedAtWarnWithTheJobIdAndCounted(CapturedOutput output) throws Exception {
         String order = "order-" + UUID.randomUUID();
         String jobId = post(order, JdbcPaymentGateway.LIMIT_CENTS + 1).get("chargeJobId").asString();
         String logged = "job " + jobId + " (task charge_order, queue default): attempt 1 of ";
@@ -80,6 +82,24 @@ class OrdersApiTest {
         assertTrue(line.contains(" WARN "), line);
         assertTrue(line.contains("over the limit"), line);
         assertEquals("placed", jdbc.queryForObject("SELECT status FROM orders WHERE id = ?", String.class, order));
+        // The failed attempt shows in /actuator/metrics, once FlexiQ's listener has counted it.
+        await("the failed attempt is counted", () -> failedCharges() >= 1);
+    }
+
+    private double failedCharges() {
+        try {
+            HttpResponse<String> response = get("/actuator/metrics/flexiq.attempts?tag=task:charge_order&tag=result:failed");
+            if (response.statusCode() == 404) {
+                return 0;   // no such attempt counted yet
+            }
+            assertEquals(200, response.statusCode(), response.body());
+            return json.readTree(response.body()).get("measurements").get(0).get("value").asDouble();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     @Test
@@ -148,7 +168,7 @@ class OrdersApiTest {
         return json.readTree(response.body());
     }
 
-    private HttpResponse<String> get(String path) throws Exception {
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
