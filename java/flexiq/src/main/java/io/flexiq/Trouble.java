@@ -9,6 +9,9 @@ import org.slf4j.LoggerFactory;
  * A run of failures, logged so that it says what it interrupted and when it ended without
  * filling the log: the first failure as a warning, then at most one warning a minute while the
  * run lasts (every failure at debug level, with its stack trace), and its end as information.
+ * A run ends at the first success {@value #SETTLE_MILLIS} ms or more after its last failure, so
+ * that a server shutting down, which still serves some connections while it refuses others,
+ * makes one run, not many.
  *
  * <p>A client has one for PostgreSQL being unavailable, shared by all its workers' activities
  * ({@link #outage}), so that an outage is reported once however many threads notice it; each
@@ -18,6 +21,7 @@ final class Trouble {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
     /** The least time between two warnings about one run of failures. */
     static final long REPEAT_NANOS = TimeUnit.MINUTES.toNanos(1);
+    static final long SETTLE_MILLIS = 2_000;
 
     /** What fails, for the run's repeats and end: an activity, or reaching PostgreSQL. */
     private final String subject;
@@ -27,6 +31,7 @@ final class Trouble {
     private int failures;
     private long firstNanos;
     private long warnedNanos;
+    private long lastFailureNanos;
 
     private Trouble(String subject, Trouble outage, LongSupplier nanoClock) {
         this.subject = subject;
@@ -55,6 +60,7 @@ final class Trouble {
 
     private synchronized void record(String activity, RuntimeException e, String next) {
         long now = nanoClock.getAsLong();
+        lastFailureNanos = now;
         failures++;
         if (failures == 1) {
             firstNanos = now;
@@ -77,9 +83,10 @@ final class Trouble {
     }
 
     private synchronized void end() {
-        if (failures > 0) {
+        long now = nanoClock.getAsLong();
+        if (failures > 0 && now - lastFailureNanos >= TimeUnit.MILLISECONDS.toNanos(SETTLE_MILLIS)) {
             LOG.info("{} works again after {} failures over {} ms", subject, failures,
-                    TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - firstNanos));
+                    TimeUnit.NANOSECONDS.toMillis(lastFailureNanos - firstNanos));
             failures = 0;
         }
     }

@@ -29,14 +29,18 @@ class TroubleTest {
                 leases.failed(unavailable(), "trying again in 100 ms");
                 now += TimeUnit.MILLISECONDS.toNanos(100);
             }
+            // A success while failures go on elsewhere does not end the outage.
             leases.succeeded();
+            claiming.failed(unavailable(), "trying again in 100 ms");
+            now += TimeUnit.MILLISECONDS.toNanos(Trouble.SETTLE_MILLIS);
             claiming.succeeded();
             assertEquals(1, logs.matching(e -> e.getFormattedMessage().startsWith("claiming jobs failed; trying again in"
                     + " 100 ms: connection refused")).size());
             assertEquals(2, logs.at(Level.WARN, "reaching PostgreSQL still fails after").size());
             assertEquals(1, logs.at(Level.WARN, "reaching PostgreSQL still fails after 60 s (1201 failures in a row);"
                     + " claiming jobs failed").size(), logs.matching(e -> true).toString());
-            assertEquals(1, logs.at(Level.INFO, "reaching PostgreSQL works again after 3000 failures over 150000 ms").size());
+            assertEquals(1, logs.at(Level.INFO, "reaching PostgreSQL works again after 3001 failures over 150000 ms").size(),
+                    logs.matching(e -> true).toString());
             assertEquals(4, logs.matching(e -> e.getLevel().isGreaterOrEqual(Level.INFO)).size());
             // A new outage is reported from its start again.
             leases.failed(unavailable(), "trying again in 50 ms");
@@ -56,6 +60,7 @@ class TroubleTest {
             assertEquals(1, logs.at(Level.WARN, "claiming jobs failed; trying again in 1000 ms: permission denied").size());
             assertEquals(1, logs.at(Level.WARN, "recording the outcomes of attempts failed; trying again in 50 ms: disk"
                     + " full").size());
+            now += TimeUnit.MILLISECONDS.toNanos(Trouble.SETTLE_MILLIS);
             claiming.succeeded();
             assertEquals(1, logs.at(Level.INFO, "claiming jobs works again after 2 failures").size());
             assertEquals(0, logs.at(Level.INFO, "reaching PostgreSQL").size());
