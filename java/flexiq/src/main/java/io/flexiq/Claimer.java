@@ -36,7 +36,7 @@ final class Claimer implements Runnable {
     private final Consumer<HeldAttempt> dispatch;
     private final Listeners listeners;
     private final ClaimBuffer buffer;
-    private final Trouble trouble = new Trouble("claiming jobs");
+    private final Trouble trouble;
     private volatile boolean claiming = true;
     /** The token of a claim that failed without an answer, and the slots it reserved. */
     private long unresolvedToken;
@@ -44,7 +44,7 @@ final class Claimer implements Runnable {
 
     Claimer(WorkerStore store, String[] queues, String[] tasks, TaskHandler<?>[] handlers, int claimBatch,
             int capacity, Semaphore slots, Semaphore unrecorded, long leaseMillis, long pollMillis,
-            Consumer<HeldAttempt> dispatch, Listeners listeners) {
+            Consumer<HeldAttempt> dispatch, Listeners listeners, Trouble outage) {
         this.store = store;
         this.queues = queues;
         this.tasks = tasks;
@@ -56,6 +56,7 @@ final class Claimer implements Runnable {
         this.pollMillis = pollMillis;
         this.dispatch = dispatch;
         this.listeners = listeners;
+        this.trouble = outage.activity("claiming jobs");
         this.buffer = new ClaimBuffer(claimBatch);
     }
 

@@ -41,6 +41,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     /** Workers built from this client and not yet closed; closing the client closes them first. */
     private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
     private final Listeners listeners = new Listeners();
+    /** PostgreSQL being unavailable to this client's workers, reported once for all of them. */
+    private final Trouble outage = Trouble.outage(System::nanoTime);
 
     /** Package-private so that worker logic can be tested on a client that never connected. */
     FlexiQ(long handle, String schema, PayloadSerializer serializer, Duration keyRetention) {
@@ -430,6 +432,10 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     Listeners listeners() {
         return listeners;
+    }
+
+    Trouble outage() {
+        return outage;
     }
 
     private void requireOpen() {

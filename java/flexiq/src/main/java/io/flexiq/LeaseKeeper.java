@@ -23,10 +23,11 @@ final class LeaseKeeper {
     private final HeldAttempts held;
     private final long leaseMillis;
     private final ScheduledExecutorService thread;
-    private final Trouble trouble = new Trouble("extending the leases of running jobs");
+    private final Trouble trouble;
 
-    LeaseKeeper(WorkerStore store, HeldAttempts held, long leaseMillis, ThreadFactory threads) {
+    LeaseKeeper(WorkerStore store, HeldAttempts held, long leaseMillis, ThreadFactory threads, Trouble outage) {
         this.store = store;
+        this.trouble = outage.activity("extending the leases of running jobs");
         this.held = held;
         this.leaseMillis = leaseMillis;
         this.thread = Executors.newSingleThreadScheduledExecutor(threads);

@@ -42,14 +42,15 @@ final class OutcomeRecorder implements Runnable {
     private final List<HeldAttempt> completions = new ArrayList<>();
     private final List<Outcome> failures = new ArrayList<>();
     private final List<HeldAttempt> givenBack = new ArrayList<>();
-    private final Trouble trouble = new Trouble("recording the outcomes of attempts");
+    private final Trouble trouble;
     private volatile boolean stopping;
     private volatile long stopByNanos;
 
-    OutcomeRecorder(WorkerStore store, HeldAttempts held, Listeners listeners) {
+    OutcomeRecorder(WorkerStore store, HeldAttempts held, Listeners listeners, Trouble outage) {
         this.store = store;
         this.held = held;
         this.listeners = listeners;
+        this.trouble = outage.activity("recording the outcomes of attempts");
     }
 
     void succeeded(HeldAttempt a) {

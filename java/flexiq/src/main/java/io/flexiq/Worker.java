@@ -77,15 +77,17 @@ public final class Worker implements AutoCloseable {
         Semaphore slots = new Semaphore(capacity);
         Semaphore unrecorded = new Semaphore(capacity + b.claimBatch);
         HeldAttempts held = new HeldAttempts(slots, unrecorded);
-        this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"));
-        this.outcomes = new OutcomeRecorder(store, held, b.client.listeners());
+        Trouble outage = b.client.outage();
+        this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"), outage);
+        this.outcomes = new OutcomeRecorder(store, held, b.client.listeners(), outage);
         this.runner = new AttemptRunner(store, b.client.serializer(), held, outcomes, b.client.listeners(),
                 b.concurrency, b.handlerThreads != null ? b.handlerThreads : threads(name + "-handler"),
                 threads(name + "-timeouts"));
         String[] tasks = b.handlers.keySet().toArray(new String[0]);
         this.claimer = new Claimer(store, b.queues.toArray(new String[0]), tasks,
                 b.handlers.values().toArray(new TaskHandler<?>[0]), b.claimBatch, capacity, slots,
-                unrecorded, b.lease.toMillis(), b.pollInterval.toMillis(), runner::dispatch, b.client.listeners());
+                unrecorded, b.lease.toMillis(), b.pollInterval.toMillis(), runner::dispatch, b.client.listeners(),
+                outage);
         this.claimerThread = threads(name + "-claimer").newThread(claimer);
         this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
     }

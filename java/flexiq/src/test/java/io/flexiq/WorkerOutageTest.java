@@ -4,6 +4,7 @@ import static io.flexiq.WorkerTest.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
 import io.flexiq.test.PostgresServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -38,7 +39,8 @@ class WorkerOutageTest {
 
     private static void runThroughAnOutage(PostgresServer pg, String schema) throws Exception {
         Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
-        try (FlexiQ queue = FlexiQ.builder(pg.url()).schema(schema).migrate(true).build()) {
+        try (CapturedLogs logs = new CapturedLogs();
+                FlexiQ queue = FlexiQ.builder(pg.url()).schema(schema).migrate(true).build()) {
             List<EnqueueTest.Order> orders = new ArrayList<>();
             for (int i = 0; i < JOBS; i++) {
                 orders.add(new EnqueueTest.Order(i, i));
@@ -57,12 +59,20 @@ class WorkerOutageTest {
                 Thread.sleep(3_000);
                 pg.restart();
                 await("every job to finish", () -> finished(pg, schema) == JOBS);
+                await("the outage's end to be logged",
+                        () -> !logs.at(Level.INFO, "reaching PostgreSQL works again after").isEmpty());
             });
             Map<String, Long> states = states(pg, schema);
             assertEquals(Map.of("completed", (long) JOBS), states, schema + ": every job completed");
             List<Long> twice = runs.entrySet().stream().filter(e -> e.getValue().get() > 1).map(Map.Entry::getKey).toList();
             assertEquals(List.of(), twice, schema + ": handlers that ran more than once");
             assertEquals(JOBS, runs.size(), schema + ": every handler ran");
+            // Reported once when it started and once when it ended, not per retry or per thread.
+            List<String> logged = logs.matching(e -> e.getLevel().isGreaterOrEqual(Level.WARN)
+                    || e.getFormattedMessage().contains("works again")).stream().map(e -> e.getLevel() + " "
+                    + e.getFormattedMessage()).toList();
+            assertEquals(1, logs.at(Level.INFO, "reaching PostgreSQL works again after").size(), logged.toString());
+            assertEquals(1, logs.matching(e -> e.getLevel() == Level.WARN).size(), logged.toString());
         }
     }
 

@@ -1,10 +1,11 @@
 package io.flexiq.test;
 
-import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A throwaway PostgreSQL for tests: a fresh cluster in a temporary directory, listening on a
@@ -30,7 +31,7 @@ import java.util.Map;
  * {@linkplain Builder#setting(String, String) setting} given wins. Thread-safe.
  */
 public final class PostgresServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(PostgresServer.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresServer.class);
 
     private final Cluster cluster;
     private boolean running = true;
@@ -160,7 +161,7 @@ public final class PostgresServer implements AutoCloseable {
         try {
             return EmbeddedCluster.start(settings);
         } catch (PostgresServerException | LinkageError embedded) {
-            LOG.log(Level.WARNING, "embedded PostgreSQL failed, trying the machine's binaries: {0}", embedded.getMessage());
+            LOG.warn("embedded PostgreSQL failed, trying the machine's binaries: {}", embedded.getMessage());
             try {
                 return MachineCluster.start(settings, false);
             } catch (PostgresServerException machine) {
@@ -227,7 +228,7 @@ public final class PostgresServer implements AutoCloseable {
         public PostgresServer start() {
             ServerSettings resolved = new ServerSettings(durable, settings, tls);
             PostgresServer server = new PostgresServer(startCluster(resolved));
-            LOG.log(Level.DEBUG, "started {0}", server);
+            LOG.debug("started {}", server);
             return server;
         }
     }
