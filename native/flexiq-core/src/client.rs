@@ -190,6 +190,17 @@ impl Client {
             .await??)
     }
 
+    /// How many of this library's migrations and definitions the schema has not applied: 0
+    /// when it is migrated. Reads only; a health check's question.
+    pub async fn pending_migrations(&self) -> Result<usize> {
+        Ok(self
+            .pool
+            .run(Repeat::Safe, async |c| {
+                schema::pending(c, &self.schema).await
+            })
+            .await??)
+    }
+
     /// Drops the schema with everything in it (jobs, checkpoints, functions, triggers).
     /// Irreversible; a repeat finds nothing left to drop.
     pub async fn drop_schema(&self) -> Result<()> {

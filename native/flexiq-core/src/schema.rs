@@ -94,6 +94,7 @@ const APPLIED_MIGRATIONS: &str = include_str!("../sql/migrate/applied_migrations
 const RECORD_MIGRATION: &str = include_str!("../sql/migrate/record_migration.sql");
 const APPLIED_DEFINITIONS: &str = include_str!("../sql/migrate/applied_definitions.sql");
 const RECORD_DEFINITION: &str = include_str!("../sql/migrate/record_definition.sql");
+const BOOKKEEPING_EXISTS: &str = include_str!("../sql/migrate/bookkeeping_exists.sql");
 
 /// How many migrations a fully migrated schema has applied.
 pub fn migration_count() -> usize {
@@ -184,10 +185,7 @@ pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> s
         .fetch_all(tx.as_mut())
         .await?;
     let record = schema.sql(RECORD_MIGRATION);
-    for m in MIGRATIONS {
-        if applied.contains(&m.version) {
-            continue;
-        }
+    for m in missing(&applied) {
         tx.as_mut().execute(schema.sql(m.sql).as_str()).await?;
         sqlx::query(&record)
             .bind(m.version)
@@ -203,21 +201,49 @@ pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> s
         .into_iter()
         .collect();
     let record = schema.sql(RECORD_DEFINITION);
-    for d in DEFINITIONS {
-        let checksum = d.checksum();
-        if applied.get(d.name) == Some(&checksum) {
-            continue;
-        }
+    for d in stale(&applied) {
         tx.as_mut().execute(schema.sql(d.sql).as_str()).await?;
         sqlx::query(&record)
             .bind(d.name)
-            .bind(checksum)
+            .bind(d.checksum())
             .execute(tx.as_mut())
             .await?;
         ran += 1;
     }
     tx.commit().await?;
     Ok(ran)
+}
+
+/// How many of this library's migrations and definitions the schema lacks (what
+/// [`migrate`] would apply): 0 when it is fully migrated. Reads only, and takes no lock.
+pub(crate) async fn pending(connection: &mut PgConnection, schema: &Schema) -> sqlx::Result<usize> {
+    let bookkept: bool = sqlx::query_scalar(&schema.sql(BOOKKEEPING_EXISTS))
+        .fetch_one(&mut *connection)
+        .await?;
+    if !bookkept {
+        return Ok(MIGRATIONS.len() + DEFINITIONS.len());
+    }
+    let migrations: Vec<i32> = sqlx::query_scalar(&schema.sql(APPLIED_MIGRATIONS))
+        .fetch_all(&mut *connection)
+        .await?;
+    let definitions: HashMap<String, Vec<u8>> = sqlx::query_as(&schema.sql(APPLIED_DEFINITIONS))
+        .fetch_all(&mut *connection)
+        .await?
+        .into_iter()
+        .collect();
+    Ok(missing(&migrations).count() + stale(&definitions).count())
+}
+
+/// The migrations not among the `applied` versions, in order.
+fn missing(applied: &[i32]) -> impl Iterator<Item = &'static Migration> + '_ {
+    MIGRATIONS.iter().filter(|m| !applied.contains(&m.version))
+}
+
+/// The definitions whose text differs from the one last applied (by checksum), or never applied.
+fn stale(applied: &HashMap<String, Vec<u8>>) -> impl Iterator<Item = &'static Definition> + '_ {
+    DEFINITIONS
+        .iter()
+        .filter(|d| applied.get(d.name) != Some(&d.checksum()))
 }
 
 #[cfg(test)]

@@ -127,3 +127,33 @@ SELECT string_agg(concat_ws(' ', id, state, attempt,
                             CASE WHEN lease_expires_at IS NULL THEN 'none' ELSE 'lease' END),
                   ', ' ORDER BY id)
   FROM {schema}.jobs";
+
+#[tokio::test]
+async fn pending_migrations_count_what_migrate_would_apply() {
+    let everything =
+        flexiq_core::schema::migration_count() + flexiq_core::schema::definition_count();
+    let mut config = ClientConfig::new(common::server().url());
+    config.schema = format!("pending_{}", std::process::id());
+    let client = Client::connect(&config).await.expect("connect");
+    assert_eq!(
+        client.pending_migrations().await.expect("pending"),
+        everything,
+        "a schema never migrated"
+    );
+    assert_eq!(client.migrate().await.expect("migrate"), everything);
+    assert_eq!(client.pending_migrations().await.expect("pending"), 0);
+
+    // A library with a newer migration and a changed function, as the schema sees it.
+    common::execute(
+        &client,
+        "DELETE FROM {schema}.schema_migrations WHERE version = 2",
+    )
+    .await;
+    common::execute(
+        &client,
+        "UPDATE {schema}.schema_definitions SET checksum = '\\x00'
+          WHERE name = (SELECT min(name) FROM {schema}.schema_definitions)",
+    )
+    .await;
+    assert_eq!(client.pending_migrations().await.expect("pending"), 2);
+}

@@ -53,6 +53,17 @@ pub(crate) fn close(handle: i64, _: &mut Reader<'_>, _: &mut Writer) -> BridgeRe
     Ok(())
 }
 
+/// `nativePendingMigrations(client, ∅)` → i32 migrations and definitions not applied.
+pub(crate) fn pending_migrations(
+    client: &Client,
+    _: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let pending = block_on(client.pending_migrations())??;
+    w.i32(i32::try_from(pending).unwrap_or(i32::MAX));
+    Ok(())
+}
+
 /// `nativeMigrate(client, ∅)` → i32 migrations applied.
 pub(crate) fn migrate(client: &Client, _: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let applied = block_on(client.migrate())??;

@@ -35,6 +35,7 @@ static NATIVES: &[Native] = natives! {
     "nativeConnect" => free(client::connect),
     "nativeClose" => client::close,
     "nativeMigrate" => on_client(client::migrate),
+    "nativePendingMigrations" => on_client(client::pending_migrations),
     "nativeDropSchema" => on_client(client::drop_schema),
     "nativeEnqueue" => on_client(client::enqueue),
     "nativePrepareEnqueue" => on_client(client::prepare_enqueue),

@@ -373,6 +373,16 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
+     * How many of this library's migrations and definitions (functions, triggers) the schema
+     * has not applied: 0 when it is migrated and this client's statements find what they
+     * expect. Reads only, takes no lock: fit for a health check.
+     */
+    public int pendingMigrations() {
+        requireOpen();
+        return NativeBridge.pendingMigrations(handle);
+    }
+
+    /**
      * Uninstalls: closes this client's workers, drops its schema with every job, checkpoint,
      * function and trigger in it, then closes the client. Irreversible. Needs the schema's
      * owner; other clients of the schema fail from then on.

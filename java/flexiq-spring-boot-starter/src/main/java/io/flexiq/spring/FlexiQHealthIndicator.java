@@ -5,10 +5,11 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * FlexiQ's health, as {@code flexiq} under {@code /actuator/health}: up when PostgreSQL answers a
- * lookup in FlexiQ's schema (which fails when the schema is missing or not migrated) and the
- * worker runs, if the application has handler beans; down otherwise, with the error. Details:
- * the schema, and the worker's state, queues and tasks.
+ * FlexiQ's health, as {@code flexiq} under {@code /actuator/health}: up when PostgreSQL answers
+ * through the client's pool, FlexiQ's schema has every migration and definition of this
+ * library ({@link FlexiQ#pendingMigrations()} is 0), and the worker runs, if the application
+ * has handler beans; down otherwise, with the error. Details: the schema, the pending
+ * migrations, and the worker's state, queues and tasks.
  */
 public final class FlexiQHealthIndicator extends AbstractHealthIndicator {
     private final FlexiQ client;
@@ -29,9 +30,9 @@ public final class FlexiQHealthIndicator extends AbstractHealthIndicator {
                     .withDetail("queues", worker.settings().getQueues())
                     .withDetail("tasks", worker.tasks());
         }
-        // Reads FlexiQ's jobs table: reaches PostgreSQL through the client's pool, in its schema.
-        client.getJob("1");
-        if (worker != null && !worker.isRunning()) {
+        int pending = client.pendingMigrations();
+        builder.withDetail("pendingMigrations", pending);
+        if (pending > 0 || (worker != null && !worker.isRunning())) {
             builder.down();
         } else {
             builder.up();

@@ -358,6 +358,7 @@ class FlexiQAutoConfigurationTest {
             Health up = health.health(true);
             assertEquals(Status.UP, up.getStatus(), up.toString());
             assertEquals("running", up.getDetails().get("worker"));
+            assertEquals(0, up.getDetails().get("pendingMigrations"));
             assertEquals(java.util.List.of("charge"), up.getDetails().get("tasks"));
             context.getBean(FlexiQWorkerLifecycle.class).stop();
             assertEquals(Status.DOWN, health.health(true).getStatus());
@@ -369,6 +370,7 @@ class FlexiQAutoConfigurationTest {
         runner.withPropertyValues("flexiq.migrate=false").run(context -> {
             Health health = context.getBean("flexiqHealthIndicator", HealthIndicator.class).health(true);
             assertEquals(Status.DOWN, health.getStatus(), health.toString());
+            assertTrue((Integer) health.getDetails().get("pendingMigrations") > 0, health.toString());
         });
     }
 

@@ -129,6 +129,12 @@ public final class NativeBridge {
         return reader(nativeMigrate(client, null)).i32();
     }
 
+    /** How many migrations and definitions the schema has not applied. */
+    public static int pendingMigrations(long client) {
+        ensureLoaded();
+        return reader(nativePendingMigrations(client, null)).i32();
+    }
+
     /**
      * One enqueue call being written: entries are added one by one and sent together, as one
      * statement. Each entry carries its resolved key, or asks the native core to derive the
@@ -559,6 +565,8 @@ public final class NativeBridge {
     private static native byte[] nativeGetJob(long client, byte[] request);
 
     private static native byte[] nativeCountJobs(long client, byte[] request);
+
+    private static native byte[] nativePendingMigrations(long client, byte[] request);
 
     private static native byte[] nativeCancel(long client, byte[] request);
 
