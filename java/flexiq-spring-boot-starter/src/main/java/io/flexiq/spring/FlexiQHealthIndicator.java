@@ -1,6 +1,7 @@
 package io.flexiq.spring;
 
 import io.flexiq.FlexiQ;
+import io.flexiq.StorageException;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -9,7 +10,10 @@ import org.springframework.boot.health.contributor.Health;
  * through the client's pool, FlexiQ's schema has every migration and definition of this
  * library ({@link FlexiQ#pendingMigrations()} is 0), and the worker runs, if the application
  * has handler beans; down otherwise, with the error. Details: the schema, the pending
- * migrations, and the worker's state, queues and tasks.
+ * migrations, and the worker's state, queues and tasks. PostgreSQL failing to answer is
+ * reported as down with its message, without logging: a probe every few seconds during an
+ * outage would otherwise log a stack trace each time, and the worker already reports the
+ * outage, once.
  */
 public final class FlexiQHealthIndicator extends AbstractHealthIndicator {
     private final FlexiQ client;
@@ -30,7 +34,13 @@ public final class FlexiQHealthIndicator extends AbstractHealthIndicator {
                     .withDetail("queues", worker.settings().getQueues())
                     .withDetail("tasks", worker.tasks());
         }
-        int pending = client.pendingMigrations();
+        int pending;
+        try {
+            pending = client.pendingMigrations();
+        } catch (StorageException e) {
+            builder.down().withDetail("error", e.getMessage());
+            return;
+        }
         builder.withDetail("pendingMigrations", pending);
         if (pending > 0 || (worker != null && !worker.isRunning())) {
             builder.down();

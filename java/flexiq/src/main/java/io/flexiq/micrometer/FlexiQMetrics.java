@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -118,8 +118,12 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
         private final MeterRegistry registry;
         private final MultiGauge jobs;
         private final ScheduledExecutorService reader;
-        /** Queues the gauge has shown; only its reader thread touches it. */
-        private final Set<String> seenQueues = new TreeSet<>();
+        /**
+         * Queues the gauge shows, each state at 0 when it has no jobs there: those it has read,
+         * and those the client's enqueues and jobs name, so that a queue whose jobs finish
+         * between two readings still has its series.
+         */
+        private final Set<String> seenQueues = new ConcurrentSkipListSet<>();
 
         Binding(MeterRegistry registry) {
             this.registry = registry;
@@ -167,6 +171,7 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
 
         @Override
         public void onEnqueue(EnqueueEvent e) {
+            seenQueues.add(e.queue());
             String outcome = e.conflict() ? "conflict" : lower(e.outcome().orElseThrow());
             Counter.builder("flexiq.enqueues").description("Enqueue entries by how they were decided")
                     .tags("task", e.task(), "outcome", outcome).register(registry).increment();
@@ -174,6 +179,7 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
 
         @Override
         public void onJob(JobEvent e) {
+            seenQueues.add(e.queue());
             switch (e.kind()) {
                 case STARTED -> e.startLatency().ifPresent(latency ->
                         Timer.builder("flexiq.start.latency").description("From a job's due time to its handler's start")

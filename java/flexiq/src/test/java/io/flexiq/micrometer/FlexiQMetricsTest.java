@@ -71,6 +71,17 @@ class FlexiQMetricsTest {
     }
 
     @Test
+    void aQueueWhoseJobsLeaveBetweenReadingsStillHasItsSeriesAtZero(FlexiQ queue) throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (FlexiQMetrics metrics = new FlexiQMetrics(queue, Duration.ofSeconds(1))) {
+            metrics.bindTo(registry);
+            String id = queue.enqueue(CHARGE, new Charge(7), EnqueueOptions.builder().queue("brief").build());
+            queue.purge(id);
+            await(() -> gauge(registry, "brief", "available") == 0 && gauge(registry, "brief", "running") == 0);
+        }
+    }
+
+    @Test
     void refusesARefreshUnderASecond(FlexiQ queue) {
         assertThrows(IllegalArgumentException.class, () -> new FlexiQMetrics(queue, Duration.ofMillis(10)));
     }
