@@ -99,7 +99,7 @@ final class Claimer implements Runnable {
     private void rescued(List<NativeBridge.Rescued> moved) {
         for (NativeBridge.Rescued r : moved) {
             String error = "lease expired during attempt " + r.attempt();
-            String job = "job " + r.id() + " (task " + r.task() + ", queue " + r.queue() + ")";
+            String job = HeldAttempt.describe(r.id(), r.task(), r.queue());
             if (r.dead()) {
                 LOG.error("{} is dead: the lease of attempt {} of {} passed (its worker died or stalled), and it has"
                         + " no attempts left (redrive it to run it again)", job, r.attempt(), r.maxAttempts());

@@ -92,6 +92,11 @@ final class HeldAttempt {
         return "attempt " + attempt + " of job " + id;
     }
 
+    /** A job as the worker's log lines name it. */
+    static String describe(long id, String task, String queue) {
+        return "job " + id + " (task " + task + ", queue " + queue + ")";
+    }
+
     static long[] ids(Collection<HeldAttempt> attempts) {
         return attempts.stream().mapToLong(a -> a.id).toArray();
     }

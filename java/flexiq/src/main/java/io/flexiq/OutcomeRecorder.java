@@ -209,7 +209,7 @@ final class OutcomeRecorder implements Runnable {
                     + " given to another attempt: " + f.error());
             return;
         }
-        String job = "job " + a.id + " (task " + a.handler.task().name() + ", queue " + a.queue + ")";
+        String job = HeldAttempt.describe(a.id, a.handler.task().name(), a.queue);
         Duration retryDelay = null;
         if (dueMicros == 0) {
             LOG.error("{} is dead: attempt {} of {} failed, and it has no attempts left (redrive it to run it"
