@@ -11,17 +11,18 @@ WITH p AS MATERIALIZED (
            $7::integer[] AS max_attempts, $8::bigint[] AS retry_initial_ms,
            $9::bigint[] AS retry_max_ms, $10::double precision[] AS retry_multiplier,
            $11::double precision[] AS retry_jitter, $12::bigint[] AS timeout_ms,
-           $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms, $15::text[] AS scope,
-           $16::bytea[] AS key_digest, $17::text[] AS key_preview, $18::integer[] AS id_rank
+           $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms, $15::jsonb[] AS flow,
+           $16::text[] AS scope, $17::bytea[] AS key_digest, $18::text[] AS key_preview,
+           $19::integer[] AS id_rank
 ), answer AS MATERIALIZED (
     SELECT k.*
       FROM p,
            {schema}.enqueue_keyed(p.payload, p.queue, p.task, p.priority, p.run_at_micros,
                p.delay_ms, p.max_attempts, p.retry_initial_ms, p.retry_max_ms,
                p.retry_multiplier, p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms,
-               p.scope, p.key_digest, p.key_preview, p.id_rank) WITH ORDINALITY AS k
+               p.flow, p.scope, p.key_digest, p.key_preview, p.id_rank) WITH ORDINALITY AS k
 )
-SELECT a.job_id, a.created, a.conflict::text
+SELECT a.job_id, a.created, a.conflict::text, NULL::text AS decision
   FROM answer a
   LEFT JOIN (SELECT {schema}.announce(ARRAY(
                  SELECT DISTINCT e.queue FROM unnest(p.queue, p.run_at_micros, p.delay_ms)

@@ -1,7 +1,7 @@
 -- Grants a worker's privileges on the schema to the role named by the setting flexiq.grantee
 -- (set in the same transaction; %I quotes it): enough to claim jobs, keep their leases, record
--- how attempts ended, give jobs back, rescue expired leases and keep checkpoints. Nothing that
--- deletes a job or touches its payload or key.
+-- how attempts ended, give jobs back, rescue expired leases, keep checkpoints and count starts
+-- against rate limits. Nothing that deletes a job or touches its payload or key.
 DO $$
 DECLARE
     v_role text := current_setting('flexiq.grantee');
@@ -16,5 +16,9 @@ BEGIN
                    v_role);
     -- Giving jobs back announces them to idle workers.
     EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.announce TO %I', v_role);
+    -- Claims count running jobs by concurrency key and keep rate limits' recent starts.
+    EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.concurrency_running, {schema}.rate_room
+                    TO %I', v_role);
+    EXECUTE format('GRANT SELECT, UPDATE (recent) ON {schema}.rate_limits TO %I', v_role);
 END
 $$

@@ -15,7 +15,8 @@ WITH placed AS (
                    $8::bigint[] AS retry_initial_ms, $9::bigint[] AS retry_max_ms,
                    $10::double precision[] AS retry_multiplier,
                    $11::double precision[] AS retry_jitter, $12::bigint[] AS timeout_ms,
-                   $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms
+                   $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms,
+                   $15::jsonb[] AS flow
             OFFSET 0) p,
            LATERAL (SELECT ARRAY(SELECT nextval('{schema}.jobs_id_seq')
                                    FROM generate_series(1, cardinality(p.payload))) AS id
@@ -23,10 +24,10 @@ WITH placed AS (
            LATERAL {schema}.new_jobs(i.id, p.payload, p.queue, p.task, p.priority,
                p.run_at_micros, p.delay_ms, p.max_attempts, p.retry_initial_ms, p.retry_max_ms,
                p.retry_multiplier, p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms,
-               NULL, NULL, NULL) n
+               p.flow, NULL, NULL, NULL) n
     RETURNING id, queue, state
 )
-SELECT placed.id, true, NULL::text
+SELECT placed.id, true, NULL::text, NULL::text AS decision
   FROM placed
   LEFT JOIN (SELECT {schema}.announce(ARRAY(
                  SELECT DISTINCT d.queue FROM placed d WHERE d.state = 'available'))

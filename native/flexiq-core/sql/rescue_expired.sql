@@ -1,6 +1,7 @@
 -- Running jobs whose lease has passed (their worker died or stalled) go back to the queue as a
--- failed attempt, due at once; jobs with no attempts left are dead-lettered. Returns each job
--- moved, for the worker's log and listeners.
+-- failed attempt, due at once; jobs with no attempts left are dead-lettered. Waiting jobs whose
+-- deadline has passed are dead-lettered: no attempt of theirs may start any more. Returns each
+-- job moved, for the worker's log and listeners.
 WITH expired AS (
     -- Found by lease (index jobs_leases) and locked in id order, like completions, lease
     -- extensions and give-backs, so that a rescue and a batch over the same jobs wait for each
@@ -10,12 +11,28 @@ WITH expired AS (
      WHERE j.state = 'running' AND j.lease_expires_at < now()
      ORDER BY j.id
        FOR UPDATE OF j
+), late AS (
+    -- Found by deadline (index jobs_deadlines, whose predicate these conditions imply), in
+    -- bounded batches; a job a claimer or a debounce holds just now is left to the next rescue.
+    SELECT j.id
+      FROM {schema}.jobs j
+     WHERE j.deadline <= now() AND j.finished_at IS NULL AND j.state <> 'running'
+     ORDER BY j.deadline
+     LIMIT 1000
+       FOR UPDATE OF j SKIP LOCKED
 )
 UPDATE {schema}.jobs j
-   SET state = CASE WHEN j.attempt < j.max_attempts THEN 'retryable' ELSE 'dead' END,
+   SET state = CASE WHEN j.state = 'running' AND j.attempt < j.max_attempts THEN 'retryable'
+                    ELSE 'dead' END,
        run_at = now(),
-       finished_at = CASE WHEN j.attempt < j.max_attempts THEN NULL ELSE now() END,
+       finished_at = CASE WHEN j.state = 'running' AND j.attempt < j.max_attempts THEN NULL
+                          ELSE now() END,
        lease_expires_at = NULL,
-       last_error = 'lease expired during attempt ' || j.attempt
- WHERE j.id = ANY (ARRAY(SELECT e.id FROM expired e))
-RETURNING j.id, j.queue, j.task, j.attempt, j.max_attempts, j.state = 'dead' AS dead
+       last_error = CASE WHEN j.state = 'running'
+                         THEN 'lease expired during attempt ' || j.attempt
+                         ELSE 'deadline ' || to_char(j.deadline AT TIME ZONE 'UTC',
+                                                     'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+                              || ' passed before attempt ' || j.attempt + 1 || ' could start' END
+ WHERE j.id = ANY (ARRAY(SELECT e.id FROM expired e UNION ALL SELECT l.id FROM late l))
+RETURNING j.id, j.queue, j.task, j.attempt, j.max_attempts, j.state = 'dead' AS dead,
+          j.id = ANY (ARRAY(SELECT l.id FROM late l)) AS late, j.last_error AS error

@@ -9,11 +9,13 @@ use crate::keys;
 use crate::request::{differing_fields, JobRequest, Schedule};
 use crate::statement::Param;
 
-/// The job columns of some entries, as the statements take them ($1 to $14).
+/// The job columns of some entries, as the statements take them ($1 to $15).
 pub(crate) struct Columns<'a> {
     entries: Vec<&'a JobRequest>,
     /// JSON arrays, sorted and without repeats.
     tags: Vec<String>,
+    /// JSON objects, or `None` where no flow option is set.
+    flows: Vec<Option<String>>,
 }
 
 impl<'a> Columns<'a> {
@@ -23,10 +25,15 @@ impl<'a> Columns<'a> {
             .iter()
             .map(|r| serde_json::to_string(&r.sorted_tags()).unwrap_or_else(|_| "[]".into()))
             .collect();
-        Columns { entries, tags }
+        let flows = entries.iter().map(|r| r.flow.json()).collect();
+        Columns {
+            entries,
+            tags,
+            flows,
+        }
     }
 
-    /// The columns as the statement's first fourteen parameters.
+    /// The columns as the statement's first fifteen parameters.
     pub fn params(&self) -> Vec<Param<'_>> {
         let e = &self.entries;
         let schedule = |r: &JobRequest| match r.schedule {
@@ -49,6 +56,7 @@ impl<'a> Columns<'a> {
             Param::Int8(e.iter().map(|r| r.timeout_ms).collect()),
             Param::Text(self.tags.iter().map(|t| Some(t.as_str())).collect()),
             Param::Int8(e.iter().map(|r| r.key_retention_ms).collect()),
+            Param::Text(self.flows.iter().map(Option::as_deref).collect()),
         ]
     }
 }
@@ -124,8 +132,9 @@ impl<'a> KeyedBatch<'a> {
     }
 
     /// The parameters of `enqueue_keyed`: the job columns, then each key's scope, digest and
-    /// preview, and each entry's rank.
-    pub fn params(&self) -> Vec<Param<'_>> {
+    /// preview, and each entry's rank (unless `ranked` is false: a single debounced or throttled
+    /// job has none).
+    pub fn params(&self, ranked: bool) -> Vec<Param<'_>> {
         let mut params = self.columns.params();
         params.extend([
             Param::Text(
@@ -137,8 +146,12 @@ impl<'a> KeyedBatch<'a> {
             ),
             Param::Bytea(self.digests.iter().map(Option::as_deref).collect()),
             Param::Text(self.previews.iter().map(Option::as_deref).collect()),
-            Param::Int4(self.id_ranks.iter().map(|&r| Some(r)).collect()),
         ]);
+        if ranked {
+            params.push(Param::Int4(
+                self.id_ranks.iter().map(|&r| Some(r)).collect(),
+            ));
+        }
         params
     }
 }

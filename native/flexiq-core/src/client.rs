@@ -70,6 +70,8 @@ pub(crate) struct Statements {
     pub finish_job: String,
     pub purge: String,
     pub expire_keys: String,
+    pub set_rate_limit: String,
+    pub remove_rate_limit: String,
     pub count_jobs: String,
     pub drop_schema: String,
     pub claim: String,
@@ -92,6 +94,7 @@ pub(crate) struct EnqueueStatements {
     pub insert_unkeyed: String,
     pub enqueue_keyed: String,
     pub enqueue_one_keyed: String,
+    pub enqueue_flow: String,
 }
 
 impl EnqueueStatements {
@@ -110,6 +113,7 @@ impl EnqueueStatements {
             insert_unkeyed: text(include_str!("../sql/insert_unkeyed.sql")),
             enqueue_keyed: text(include_str!("../sql/enqueue_keyed.sql")),
             enqueue_one_keyed: text(include_str!("../sql/enqueue_one_keyed.sql")),
+            enqueue_flow: text(include_str!("../sql/enqueue_flow.sql")),
         }
     }
 }
@@ -124,6 +128,8 @@ impl Statements {
             finish_job: s.statement(include_str!("../sql/finish_job.sql")),
             purge: s.statement(include_str!("../sql/purge.sql")),
             expire_keys: s.statement(include_str!("../sql/expire_keys.sql")),
+            set_rate_limit: s.statement(include_str!("../sql/set_rate_limit.sql")),
+            remove_rate_limit: s.statement(include_str!("../sql/remove_rate_limit.sql")),
             count_jobs: s.statement(include_str!("../sql/count_jobs.sql")),
             drop_schema: s.statement(include_str!("../sql/drop_schema.sql")),
             claim: s.statement(include_str!("../sql/claim.sql")),

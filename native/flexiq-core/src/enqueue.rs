@@ -31,6 +31,37 @@ pub enum Outcome {
     Accepted,
     /// The key was already bound to an equivalent request; nothing was written.
     Replayed,
+    /// Debounce: the pending job holding the key took this request and a later due time.
+    Replaced,
+    /// Debounce: the job holding the key could not take this request; nothing was written.
+    NonReplaceable(NonReplaceable),
+    /// Throttle: the key's job, inside its window, absorbed this request; nothing was written.
+    Coalesced,
+}
+
+/// Why a debounce could not replace the job holding its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonReplaceable {
+    /// The key is held by a job enqueued without debounce.
+    IncompatibleMode,
+    /// The job has started (or has run and waits for a retry).
+    NotPending,
+    /// maxWait has passed since the job was first accepted.
+    WindowElapsed,
+}
+
+impl Outcome {
+    /// The outcome named by the decision column of an enqueue row.
+    fn decided(decision: &str) -> Option<Outcome> {
+        Some(match decision {
+            "replaced" => Outcome::Replaced,
+            "coalesced" => Outcome::Coalesced,
+            "incompatible_mode" => Outcome::NonReplaceable(NonReplaceable::IncompatibleMode),
+            "not_pending" => Outcome::NonReplaceable(NonReplaceable::NotPending),
+            "window_elapsed" => Outcome::NonReplaceable(NonReplaceable::WindowElapsed),
+            _ => return None,
+        })
+    }
 }
 
 /// The job an enqueue resolved to, and how.
@@ -42,12 +73,14 @@ pub struct Enqueued {
 
 /// One row of an enqueue statement: a job, whether the statement created it, and, when a key
 /// is held for a different request, the conflict (JSON: the entry's index among those sent and
-/// the request its holder was accepted with). A conflict comes back as the only row.
+/// the request its holder was accepted with). A conflict comes back as the only row. For a
+/// debounced or throttled job whose key was held, the decision (`enqueue_flow`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnqueueRow {
     pub job_id: i64,
     pub created: bool,
     pub conflict: Option<String>,
+    pub decision: Option<String>,
 }
 
 /// SQLSTATE of a deadlock, which concurrent batches with overlapping keys can still meet.
@@ -144,6 +177,7 @@ impl Client {
                     job_id: row.try_get(0)?,
                     created: row.try_get(1)?,
                     conflict: row.try_get(2)?,
+                    decision: row.try_get(3)?,
                 })
             })
             .collect::<sqlx::Result<Vec<_>>>()?;
@@ -195,6 +229,7 @@ impl Client {
         match (&prepared.shape, &prepared.plan.0) {
             (Shape::Empty, _) => None,
             (Shape::Unkeyed(_), _) => Some(&sql.insert_unkeyed),
+            (Shape::Keyed(_), _) if prepared.collapses() => Some(&sql.enqueue_flow),
             (Shape::Keyed(_), PlanKind::Keyed { sent, .. }) if sent.len() == 1 => {
                 Some(&sql.enqueue_one_keyed)
             }
@@ -215,6 +250,12 @@ impl<'a> PreparedEnqueue<'a> {
                 }
                 other => other,
             })?;
+            if r.flow.collapses() && requests.len() > 1 {
+                return Err(Error::InvalidArgument(format!(
+                    "batch entry {i}: debounce and throttle take one job per call; enqueue this \
+                     entry on its own"
+                )));
+            }
         }
         let (shape, plan) = if requests.is_empty() {
             (Shape::Empty, PlanKind::Empty)
@@ -248,8 +289,13 @@ impl<'a> PreparedEnqueue<'a> {
         match &self.shape {
             Shape::Empty => Vec::new(),
             Shape::Unkeyed(columns) => columns.params(),
-            Shape::Keyed(batch) => batch.params(),
+            Shape::Keyed(batch) => batch.params(!self.collapses()),
         }
+    }
+
+    /// Whether this is one debounced or throttled job, which `enqueue_flow` takes.
+    fn collapses(&self) -> bool {
+        matches!(self.requests, [one] if one.flow.collapses())
     }
 
     /// The queues of the entries that are due at once, to be announced to idle workers once
@@ -316,7 +362,7 @@ fn resolve(requests: &[JobRequest], plan: &Plan, rows: &[EnqueueRow]) -> Result<
                 })
                 .collect()
         }
-        PlanKind::Keyed { sent, resolves_to } => resolved(rows, sent, resolves_to),
+        PlanKind::Keyed { sent, resolves_to } => resolved(rows, sent, resolves_to)?,
     })
 }
 
@@ -344,21 +390,26 @@ fn conflict(requests: &[JobRequest], plan: &Plan, job_id: i64, detail: &str) -> 
 
 /// Each input entry's job: the one its key resolved to, which it created only when it is the
 /// entry that carried the key and the function created the job.
-fn resolved(rows: &[EnqueueRow], sent: &[usize], resolves_to: &[usize]) -> Vec<Enqueued> {
+fn resolved(rows: &[EnqueueRow], sent: &[usize], resolves_to: &[usize]) -> Result<Vec<Enqueued>> {
     resolves_to
         .iter()
         .enumerate()
         .map(|(i, &p)| {
             let row = &rows[p];
-            let outcome = if row.created && sent[p] == i {
-                Outcome::Accepted
-            } else {
-                Outcome::Replayed
+            let outcome = match &row.decision {
+                _ if row.created && sent[p] == i => Outcome::Accepted,
+                None => Outcome::Replayed,
+                Some(d) => Outcome::decided(d).ok_or_else(|| {
+                    Error::Storage(format!(
+                        "enqueue returned the unknown decision {d:?}; is the schema migrated \
+                         to this version of FlexiQ?"
+                    ))
+                })?,
             };
-            Enqueued {
+            Ok(Enqueued {
                 job_id: row.job_id,
                 outcome,
-            }
+            })
         })
         .collect()
 }
@@ -389,6 +440,7 @@ mod tests {
             job_id,
             created,
             conflict: None,
+            decision: None,
         }
     }
 
@@ -429,6 +481,7 @@ mod tests {
             conflict: Some(
                 serde_json::json!({ "index": sent_index, "accepted": accepted }).to_string(),
             ),
+            decision: None,
         };
         match prepared.resolve(&[conflict]) {
             Err(Error::Conflict(c)) => {

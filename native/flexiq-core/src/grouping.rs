@@ -148,6 +148,10 @@ impl Client {
     pub(crate) async fn enqueue_grouped(&self, request: &JobRequest) -> Result<Enqueued> {
         // A bad request fails here, alone, rather than failing a batch.
         request.validate()?;
+        // enqueue_calls.sql replays or inserts; a debounce or throttle decides in its own statement.
+        if request.flow.collapses() {
+            return self.enqueue_alone(request).await;
+        }
         let mut ticket = {
             let mut state = self.grouping.state();
             if state.running < self.grouping.lanes {
@@ -272,7 +276,7 @@ impl Client {
             Repeat::Never
         };
         let rows = self
-            .enqueue_rows(&self.sql.enqueue_calls, &keyed.params(), repeat)
+            .enqueue_rows(&self.sql.enqueue_calls, &keyed.params(true), repeat)
             .await?
             .iter()
             .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))

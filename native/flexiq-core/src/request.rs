@@ -55,6 +55,46 @@ impl Default for RetryPolicy {
     }
 }
 
+/// Flow control on one job: a deadline for its start, a concurrency key, and how repeats of its
+/// key collapse (debounce or throttle; neither means a repeat replays or conflicts). Stored as a
+/// JSON object of the fields set, and compared on replay like the job's options.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Flow {
+    /// No attempt starts after this time (µs since the epoch); the job is dead-lettered instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_micros: Option<i64>,
+    /// The job starts only while fewer than `concurrency_limit` jobs of this key run, across
+    /// every worker.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency_key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency_limit: Option<i32>,
+    /// Debounce: the job is due this long after the latest request, which replaces a pending
+    /// job holding the key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub debounce_ms: Option<i64>,
+    /// Debounce: the longest a burst may postpone the job, from its first acceptance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_wait_ms: Option<i64>,
+    /// Throttle: the key stays held this long from acceptance, and repeats inside that window
+    /// coalesce onto the job.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttle_ms: Option<i64>,
+}
+
+impl Flow {
+    /// Whether repeats of the key collapse by debounce or throttle rather than replaying.
+    pub fn collapses(&self) -> bool {
+        self.debounce_ms.is_some() || self.throttle_ms.is_some()
+    }
+
+    /// The stored JSON object, or `None` when nothing is set.
+    pub(crate) fn json(&self) -> Option<String> {
+        (*self != Flow::default()).then(|| serde_json::to_string(self).unwrap_or_default())
+    }
+}
+
 /// One job to enqueue.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRequest {
@@ -72,6 +112,7 @@ pub struct JobRequest {
     pub timeout_ms: Option<i64>,
     pub tags: Vec<String>,
     pub key_retention_ms: Option<i64>,
+    pub flow: Flow,
 }
 
 impl JobRequest {
@@ -90,6 +131,7 @@ impl JobRequest {
             timeout_ms: None,
             tags: Vec::new(),
             key_retention_ms: None,
+            flow: Flow::default(),
         }
     }
 
@@ -127,6 +169,7 @@ impl JobRequest {
         if let Some(ms) = self.key_retention_ms {
             validate::stored_duration("keyRetention", ms, 0)?;
         }
+        self.validate_flow()?;
         let r = &self.retry;
         validate::stored_duration("retry initialDelay", r.initial_ms, 0)?;
         validate::stored_duration("retry maxDelay", r.max_ms, 0)?;
@@ -137,6 +180,72 @@ impl JobRequest {
             return Err(Error::InvalidArgument(format!(
                 "retry policy is not valid: {r:?}"
             )));
+        }
+        Ok(())
+    }
+
+    fn validate_flow(&self) -> Result<()> {
+        let f = &self.flow;
+        if let Some(micros) = f.deadline_micros {
+            validate::run_at(micros).map_err(|_| {
+                Error::InvalidArgument(format!(
+                    "deadline must be between 0001-01-01T00:00:00Z and \
+                     9999-12-31T23:59:59.999999Z, got {micros} µs since the epoch"
+                ))
+            })?;
+        }
+        match (&f.concurrency_key, f.concurrency_limit) {
+            (None, None) => {}
+            (Some(key), Some(limit)) => {
+                validate::name("concurrencyKey", key)?;
+                if limit < 1 {
+                    return Err(Error::InvalidArgument(format!(
+                        "the limit of concurrency key {key:?} must be at least 1, got {limit}"
+                    )));
+                }
+            }
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "a concurrency key and its limit go together".into(),
+                ))
+            }
+        }
+        if let Some(ms) = f.debounce_ms {
+            validate::stored_duration("debounce", ms, 1)?;
+        }
+        if let Some(ms) = f.max_wait_ms {
+            validate::stored_duration("maxWait", ms, 1)?;
+        }
+        if let Some(ms) = f.throttle_ms {
+            validate::stored_duration("throttle", ms, 1)?;
+        }
+        let refuse = |m: &str| Err(Error::InvalidArgument(m.to_owned()));
+        if f.debounce_ms.is_some() && f.throttle_ms.is_some() {
+            return refuse("debounce and throttle exclude each other; choose one");
+        }
+        if f.max_wait_ms.is_some() && f.debounce_ms.is_none() {
+            return refuse("maxWait bounds a debounce; set debounce too, or drop maxWait");
+        }
+        if !f.collapses() {
+            return Ok(());
+        }
+        if self.key.is_none() {
+            return refuse(
+                "debounce and throttle collapse the requests of one key; give the job a key \
+                 (uniqueKey or idempotencyKey)",
+            );
+        }
+        if self.key_retention_ms.is_some() {
+            return refuse(
+                "keyRetention does not apply to debounce or throttle: a debounced key frees when \
+                 its job finishes, a throttled one when its window closes",
+            );
+        }
+        if f.debounce_ms.is_some() && self.schedule != Schedule::Immediate {
+            return refuse(
+                "a debounced job is due when its burst settles; drop runAt and delay, or drop \
+                 debounce",
+            );
         }
         Ok(())
     }
@@ -161,6 +270,7 @@ impl JobRequest {
             timeout_ms: self.timeout_ms,
             tags: self.sorted_tags(),
             key_retention_ms: self.key_retention_ms,
+            flow: &self.flow,
         }
     }
 
@@ -193,6 +303,8 @@ pub(crate) struct Fingerprint<'a> {
     tags: Vec<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     key_retention_ms: Option<i64>,
+    #[serde(flatten)]
+    flow: &'a Flow,
 }
 
 impl Fingerprint<'_> {
@@ -210,11 +322,14 @@ pub(crate) fn differing_fields(accepted: &Value, requested: &Value) -> Vec<Strin
     let mut names: Vec<&String> = a.keys().chain(b.keys()).collect();
     names.sort();
     names.dedup();
-    names
+    let mut fields: Vec<String> = names
         .into_iter()
         .filter(|n| !same_json(a.get(*n), b.get(*n)))
         .map(|n| option_name(n).to_owned())
-        .collect()
+        .collect();
+    // A concurrency key and its limit are one option.
+    fields.dedup();
+    fields
 }
 
 /// jsonb may print 2.0 as 2: numbers compare by value, integers exactly (microseconds in the
@@ -239,6 +354,11 @@ fn option_name(field: &str) -> &str {
         "delayMs" => "delay",
         "timeoutMs" => "timeout",
         "keyRetentionMs" => "keyRetention",
+        "deadlineMicros" => "deadline",
+        "debounceMs" => "debounce",
+        "maxWaitMs" => "maxWait",
+        "concurrencyLimit" => "concurrencyKey",
+        "throttleMs" => "throttle",
         other => other,
     }
 }

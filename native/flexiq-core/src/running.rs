@@ -40,6 +40,10 @@ pub struct RescuedJob {
     pub max_attempts: i32,
     /// Whether that was its last attempt, so that the job is now dead.
     pub dead: bool,
+    /// Whether the job was waiting, not running, and is dead because its deadline passed.
+    pub late: bool,
+    /// What the job's last error now says.
+    pub error: String,
 }
 
 /// One attempt of a job: the job and the attempt number.

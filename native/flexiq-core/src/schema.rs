@@ -38,6 +38,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "dead letters indexed by queue",
         sql: include_str!("../migrations/0004_dead_letters.sql"),
     },
+    Migration {
+        version: 5,
+        description: "flow control: deadlines, debounce and throttle",
+        sql: include_str!("../migrations/0005_flow.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,
@@ -80,11 +85,13 @@ const DEFINITIONS: &[Definition] = &[
     definition!("request_of"),
     definition!("enqueue_keyed"),
     definition!("enqueue_one"),
+    definition!("enqueue_flow"),
     definition!("require"),
     definition!("enqueue"),
     definition!("announce"),
     definition!("release_key"),
     definition!("redrive"),
+    definition!("claim_limits"),
 ];
 
 /// Statements that keep the schema's bookkeeping.

@@ -95,6 +95,7 @@ mod tests {
         for sql in [
             include_str!("../sql/enqueue_keyed.sql"),
             include_str!("../sql/enqueue_one_keyed.sql"),
+            include_str!("../sql/enqueue_flow.sql"),
             include_str!("../sql/insert_unkeyed.sql"),
         ] {
             let numbers = numbers_in_order(sql);

@@ -62,6 +62,16 @@ pub fn stored_duration(what: &str, ms: i64, min_ms: i64) -> Result<()> {
     )))
 }
 
+/// Checks a count (`what` names it in the message): from `min` to `max`.
+pub fn count(what: &str, value: i32, min: i32, max: i32) -> Result<()> {
+    if (min..=max).contains(&value) {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "{what} must be between {min} and {max}, got {value}"
+    )))
+}
+
 /// Checks an explicit due time, in microseconds since the Unix epoch.
 pub fn run_at(micros: i64) -> Result<()> {
     if (MIN_RUN_AT_MICROS..=MAX_RUN_AT_MICROS).contains(&micros) {

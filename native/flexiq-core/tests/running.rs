@@ -173,6 +173,8 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
             attempt: 1,
             max_attempts: first[0].max_attempts,
             dead: false,
+            late: false,
+            error: "lease expired during attempt 1".into(),
         }]
     );
     let info = client.get_job(id).await.expect("get").expect("job");

@@ -4,8 +4,8 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use flexiq_core::{
-    Client, ClientConfig, EnqueueRow, Enqueued, JobInfo, JobRequest, Param, PendingEnqueue,
-    PreparedEnqueue, RetryPolicy, Schedule,
+    Client, ClientConfig, EnqueueRow, Enqueued, Flow, JobInfo, JobRequest, Param, PendingEnqueue,
+    PreparedEnqueue, RateTarget, RetryPolicy, Schedule,
 };
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
@@ -77,14 +77,16 @@ pub(crate) fn drop_schema(client: &Client, _: &mut Reader<'_>, _: &mut Writer) -
     Ok(())
 }
 
-/// `nativeEnqueue(client, list of entry)` → list of (i64 jobId, i32 outcome code), in input
-/// order, one statement for the whole list. An entry:
+/// `nativeEnqueue(client, list of entry)` → list of (i64 jobId, i32 outcome code, i32 reason
+/// code, 0 for none), in input order, one statement for the whole list. An entry:
 ///
 /// text task, bool canonicalize, bytes payload, bool deriveKey, text-or-null key, text scope,
 /// text queue, i32 priority, optional i64 runAtMicros, optional i64 delayMillis,
 /// i32 maxAttempts, i64 retryInitialMillis, i64 retryMaxMillis, f64 retryMultiplier,
 /// f64 retryJitter, optional i64 timeoutMillis, list of text tags, optional i64
-/// keyRetentionMillis.
+/// keyRetentionMillis, optional i64 deadlineMicros, text-or-null concurrencyKey, optional i64
+/// concurrencyLimit, optional i64 debounceMillis, optional i64 maxWaitMillis, optional i64
+/// throttleMillis.
 ///
 /// `canonicalize` says the payload is JSON to put in canonical form first; `deriveKey` says the
 /// key is the auto key of the (canonical) payload. Java resolves which key applies; only that
@@ -132,7 +134,8 @@ pub(crate) fn prepare_enqueue(
 }
 
 /// `nativeResolveEnqueue(pending, list of row)` → as `nativeEnqueue`, from the rows the
-/// prepared statement returned. A row: i64 jobId, bool created, text-or-null conflict. A
+/// prepared statement returned. A row: i64 jobId, bool created, text-or-null conflict,
+/// text-or-null decision. A
 /// conflict row throws as `nativeEnqueue` would. The pending enqueue is gone afterwards.
 pub(crate) fn resolve_enqueue(handle: i64, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let pending = PENDING
@@ -145,6 +148,7 @@ pub(crate) fn resolve_enqueue(handle: i64, r: &mut Reader<'_>, w: &mut Writer) -
             job_id: r.i64("jobId")?,
             created: r.bool("created")?,
             conflict: r.opt_string("conflict")?,
+            decision: r.opt_string("decision")?,
         });
     }
     write_enqueued(w, &pending.resolve(&rows)?)
@@ -185,8 +189,10 @@ fn job_requests(r: &mut Reader<'_>) -> BridgeResult<Vec<JobRequest>> {
 fn write_enqueued(w: &mut Writer, results: &[Enqueued]) -> BridgeResult<()> {
     w.count(results.len())?;
     for result in results {
+        let (outcome, reason) = codes::enqueue_outcome(result.outcome)?;
         w.i64(result.job_id);
-        w.i32(codes::enqueue_outcome(result.outcome)?);
+        w.i32(outcome);
+        w.i32(reason);
     }
     Ok(())
 }
@@ -233,6 +239,21 @@ fn job_request(r: &mut Reader<'_>) -> BridgeResult<JobRequest> {
         timeout_ms: r.opt_i64("timeout")?,
         tags: r.strings("tag")?,
         key_retention_ms: r.opt_i64("keyRetention")?,
+        flow: Flow {
+            deadline_micros: r.opt_i64("deadline")?,
+            concurrency_key: r.opt_string("concurrencyKey")?,
+            concurrency_limit: r
+                .opt_i64("concurrencyLimit")?
+                .map(|n| {
+                    i32::try_from(n).map_err(|_| {
+                        BridgeError::BadArgument(format!("concurrencyLimit {n} is out of range"))
+                    })
+                })
+                .transpose()?,
+            debounce_ms: r.opt_i64("debounce")?,
+            max_wait_ms: r.opt_i64("maxWait")?,
+            throttle_ms: r.opt_i64("throttle")?,
+        },
     })
 }
 
@@ -302,6 +323,40 @@ pub(crate) fn expire_keys(client: &Client, _: &mut Reader<'_>, w: &mut Writer) -
     let removed = block_on(client.expire_keys())??;
     w.i64(i64::try_from(removed).unwrap_or(i64::MAX));
     Ok(())
+}
+
+/// `nativeSetRateLimit(client, bool ofQueue, text name, i32 starts, i64 periodMillis)` → ∅.
+pub(crate) fn set_rate_limit(
+    client: &Client,
+    r: &mut Reader<'_>,
+    _: &mut Writer,
+) -> BridgeResult<()> {
+    let target = rate_target(r)?;
+    let starts = r.i32("starts")?;
+    let period_ms = r.i64("period")?;
+    block_on(client.set_rate_limit(&target, starts, period_ms))??;
+    Ok(())
+}
+
+/// `nativeRemoveRateLimit(client, bool ofQueue, text name)` → bool removed.
+pub(crate) fn remove_rate_limit(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let target = rate_target(r)?;
+    w.bool(block_on(client.remove_rate_limit(&target))??);
+    Ok(())
+}
+
+fn rate_target(r: &mut Reader<'_>) -> BridgeResult<RateTarget> {
+    let of_queue = r.bool("ofQueue")?;
+    let name = r.string("name")?;
+    Ok(if of_queue {
+        RateTarget::Queue(name)
+    } else {
+        RateTarget::ConcurrencyKey(name)
+    })
 }
 
 /// `nativeCountJobs(client, ∅)` → list of (text queue, i32 state code, i64 count).

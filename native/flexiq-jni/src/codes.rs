@@ -2,7 +2,7 @@
 //! twin is `io.flexiq.internal.Codes`. `nativeDescribe` hands these tables (and the list of
 //! natives) to Java, where a test compares them with the Java enums, so the two cannot drift.
 
-use flexiq_core::{Outcome, Redrive};
+use flexiq_core::{NonReplaceable, Outcome, Redrive};
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::native::SIGNATURE;
 use flexiq_jni_shell::wire::{Reader, Writer};
@@ -18,8 +18,21 @@ const JOB_STATES: &[(&str, i32)] = &[
     ("CANCELLED", 7),
 ];
 
-/// `io.flexiq.EnqueueOutcome`: the outcomes the core reports.
-const ENQUEUE_OUTCOMES: &[(&str, i32)] = &[("ACCEPTED", 1), ("REPLAYED", 2)];
+/// `io.flexiq.EnqueueOutcome`.
+const ENQUEUE_OUTCOMES: &[(&str, i32)] = &[
+    ("ACCEPTED", 1),
+    ("REPLAYED", 2),
+    ("REPLACED", 3),
+    ("NON_REPLACEABLE", 4),
+    ("COALESCED", 5),
+];
+
+/// `io.flexiq.NonReplaceableReason`; 0 is "no reason" on the wire.
+const NON_REPLACEABLE_REASONS: &[(&str, i32)] = &[
+    ("INCOMPATIBLE_MODE", 1),
+    ("NOT_PENDING", 2),
+    ("WINDOW_ELAPSED", 3),
+];
 
 /// `io.flexiq.RedriveOutcome`.
 const REDRIVE_OUTCOMES: &[(&str, i32)] = &[
@@ -43,14 +56,27 @@ pub(crate) fn job_state(stored: &str) -> BridgeResult<i32> {
     code(JOB_STATES, stored)
 }
 
-pub(crate) fn enqueue_outcome(outcome: Outcome) -> BridgeResult<i32> {
-    code(
-        ENQUEUE_OUTCOMES,
-        match outcome {
-            Outcome::Accepted => "ACCEPTED",
-            Outcome::Replayed => "REPLAYED",
-        },
-    )
+/// The codes of an outcome and of its reason (0 when it has none).
+pub(crate) fn enqueue_outcome(outcome: Outcome) -> BridgeResult<(i32, i32)> {
+    let (name, reason) = match outcome {
+        Outcome::Accepted => ("ACCEPTED", None),
+        Outcome::Replayed => ("REPLAYED", None),
+        Outcome::Replaced => ("REPLACED", None),
+        Outcome::Coalesced => ("COALESCED", None),
+        Outcome::NonReplaceable(why) => (
+            "NON_REPLACEABLE",
+            Some(match why {
+                NonReplaceable::IncompatibleMode => "INCOMPATIBLE_MODE",
+                NonReplaceable::NotPending => "NOT_PENDING",
+                NonReplaceable::WindowElapsed => "WINDOW_ELAPSED",
+            }),
+        ),
+    };
+    let reason = match reason {
+        Some(r) => code(NON_REPLACEABLE_REASONS, r)?,
+        None => 0,
+    };
+    Ok((code(ENQUEUE_OUTCOMES, name)?, reason))
 }
 
 pub(crate) fn redrive_outcome(redrive: &Redrive) -> BridgeResult<i32> {
@@ -72,6 +98,7 @@ pub(crate) fn describe(_: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let tables = [
         ("JobState", JOB_STATES),
         ("EnqueueOutcome", ENQUEUE_OUTCOMES),
+        ("NonReplaceableReason", NON_REPLACEABLE_REASONS),
         ("RedriveOutcome", REDRIVE_OUTCOMES),
     ];
     w.count(tables.len())?;
@@ -97,7 +124,12 @@ mod tests {
 
     #[test]
     fn codes_are_unique_within_a_table() {
-        for table in [JOB_STATES, ENQUEUE_OUTCOMES, REDRIVE_OUTCOMES] {
+        for table in [
+            JOB_STATES,
+            ENQUEUE_OUTCOMES,
+            NON_REPLACEABLE_REASONS,
+            REDRIVE_OUTCOMES,
+        ] {
             let mut codes: Vec<i32> = table.iter().map(|&(_, c)| c).collect();
             codes.sort_unstable();
             codes.dedup();

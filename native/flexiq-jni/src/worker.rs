@@ -139,7 +139,8 @@ pub(crate) fn fail(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> Bridg
 }
 
 /// `nativeRescueExpired(client, ∅)` → the jobs put back to work or dead-lettered: list of
-/// (i64 id, text queue, text task, i32 attempt, i32 maxAttempts, bool dead).
+/// (i64 id, text queue, text task, i32 attempt, i32 maxAttempts, bool dead, bool late, text
+/// error).
 pub(crate) fn rescue_expired(
     client: &Client,
     _: &mut Reader<'_>,
@@ -154,6 +155,8 @@ pub(crate) fn rescue_expired(
         w.i32(job.attempt);
         w.i32(job.max_attempts);
         w.bool(job.dead);
+        w.bool(job.late);
+        w.string(&job.error)?;
     }
     Ok(())
 }

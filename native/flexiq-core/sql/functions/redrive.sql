@@ -38,7 +38,9 @@ BEGIN
         UPDATE {schema}.jobs j
            SET state = 'available', attempt = 0, run_at = now(), started_at = NULL,
                finished_at = NULL, lease_expires_at = NULL,
-               key_held = j.key_digest IS NOT NULL, held_until = NULL
+               key_held = j.key_digest IS NOT NULL, held_until = NULL,
+               -- Asked for by an operator: the job runs whatever its deadline said.
+               deadline = NULL
          WHERE j.id = p_job;
     EXCEPTION WHEN unique_violation THEN
         -- Another job holds the key (the unique index says so, whatever raced): leave it be.

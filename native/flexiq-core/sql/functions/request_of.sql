@@ -1,5 +1,6 @@
 -- What a job was accepted with, in the shape bindings describe a request in, for naming the
--- fields a conflicting replay asks differently for. Unset options are absent.
+-- fields a conflicting replay asks differently for. Unset options are absent; flow options
+-- (deadline, debounce, throttle) sit beside the others.
 CREATE OR REPLACE FUNCTION {schema}.request_of(j {schema}.jobs) RETURNS jsonb
 LANGUAGE sql STABLE AS $$
     SELECT jsonb_strip_nulls(jsonb_build_object(
@@ -14,5 +15,5 @@ LANGUAGE sql STABLE AS $$
                                           'multiplier', j.retry_multiplier, 'jitter', j.retry_jitter),
         'timeoutMs', j.timeout_ms,
         'tags', j.tags,
-        'keyRetentionMs', j.key_retention_ms))
+        'keyRetentionMs', j.key_retention_ms)) || coalesce(j.flow, '{}')
 $$;

@@ -95,12 +95,16 @@ final class Claimer implements Runnable {
         }
     }
 
-    /** Logs and publishes the jobs a rescue moved: their worker lost them, so nobody else says so. */
+    /**
+     * Logs and publishes the jobs a rescue moved: their worker lost them, or their deadline passed
+     * while they waited, so nobody else says so.
+     */
     private void rescued(List<NativeBridge.Rescued> moved) {
         for (NativeBridge.Rescued r : moved) {
-            String error = "lease expired during attempt " + r.attempt();
             String job = HeldAttempt.describe(r.id(), r.task(), r.queue());
-            if (r.dead()) {
+            if (r.late()) {
+                LOG.error("{} is dead: {} (redrive it to run it anyway)", job, r.error());
+            } else if (r.dead()) {
                 LOG.error("{} is dead: the lease of attempt {} of {} passed (its worker died or stalled), and it has"
                         + " no attempts left (redrive it to run it again)", job, r.attempt(), r.maxAttempts());
             } else {
@@ -109,7 +113,7 @@ final class Claimer implements Runnable {
             }
             if (listeners.active()) {
                 listeners.job(JobEvent.changed(r.dead() ? JobEvent.Kind.DEAD_LETTERED : JobEvent.Kind.RESCUED, r.id(),
-                        r.task(), r.queue(), r.attempt(), r.maxAttempts(), error));
+                        r.task(), r.queue(), r.attempt(), r.maxAttempts(), r.error()));
             }
         }
     }

@@ -46,7 +46,8 @@ final class ConnectionEnqueue {
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    rows.add(new NativeBridge.EnqueueRow(rs.getLong(1), rs.getBoolean(2), rs.getString(3)));
+                    rows.add(new NativeBridge.EnqueueRow(rs.getLong(1), rs.getBoolean(2), rs.getString(3),
+                            rs.getString(4)));
                 }
             }
         } finally {

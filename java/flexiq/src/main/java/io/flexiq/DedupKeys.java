@@ -67,6 +67,10 @@ public final class DedupKeys {
         if (!unique && !idempotency && !derive) {
             return null;
         }
+        if (options.debounce().isPresent() || options.throttle().isPresent()) {
+            // Their keys free by their own rule (see EnqueueOptions.Builder#debounce, #throttle).
+            return null;
+        }
         Optional<Duration> asked = options.keyRetention();
         if (asked.isPresent()) {
             return asked.get();

@@ -48,14 +48,14 @@ final class Durations {
         return between(what, value, Duration.ZERO, MAX_SETTING);
     }
 
-    /** An explicit due time, from {@link #MIN_RUN_AT} to {@link #MAX_RUN_AT}. */
-    static Instant runAt(Instant value) {
+    /** A stored time (a due time, a deadline), from {@link #MIN_RUN_AT} to {@link #MAX_RUN_AT}. */
+    static Instant instant(String what, Instant value) {
         if (value == null) {
-            throw new IllegalArgumentException("runAt must not be null");
+            throw new IllegalArgumentException(what + " must not be null");
         }
         if (value.isBefore(MIN_RUN_AT) || !value.isBefore(END_OF_RUN_AT)) {
             throw new IllegalArgumentException(
-                    "runAt must be between " + MIN_RUN_AT + " and " + MAX_RUN_AT + ", got " + value);
+                    what + " must be between " + MIN_RUN_AT + " and " + MAX_RUN_AT + ", got " + value);
         }
         return value;
     }

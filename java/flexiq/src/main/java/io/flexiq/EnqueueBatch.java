@@ -69,7 +69,7 @@ final class EnqueueBatch {
     private List<EnqueueResult> results(NativeBridge.Enqueued out) {
         List<EnqueueResult> results = new ArrayList<>(size);
         for (int i = 0; i < out.jobIds().length; i++) {
-            results.add(new EnqueueResult(Long.toString(out.jobIds()[i]), out.outcomes()[i], null));
+            results.add(new EnqueueResult(Long.toString(out.jobIds()[i]), out.outcomes()[i], out.reasons()[i]));
         }
         if (listeners != null) {
             Instant now = Instant.now();

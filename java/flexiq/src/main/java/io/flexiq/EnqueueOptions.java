@@ -55,6 +55,12 @@ public final class EnqueueOptions {
     private final Duration timeout;
     private final String scope;
     private final Duration keyRetention;
+    private final Instant deadline;
+    private final String concurrencyKey;
+    private final int concurrencyLimit;
+    private final Duration debounce;
+    private final Duration maxWait;
+    private final Duration throttle;
 
     private EnqueueOptions(Builder b) {
         this.uniqueKey = b.uniqueKey;
@@ -70,6 +76,12 @@ public final class EnqueueOptions {
         this.timeout = b.timeout;
         this.scope = b.scope;
         this.keyRetention = b.keyRetention;
+        this.deadline = b.deadline;
+        this.concurrencyKey = b.concurrencyKey;
+        this.concurrencyLimit = b.concurrencyLimit;
+        this.debounce = b.debounce;
+        this.maxWait = b.maxWait;
+        this.throttle = b.throttle;
     }
 
     /** Options with nothing set: default queue and scope, no key unless the task derives one. */
@@ -98,6 +110,12 @@ public final class EnqueueOptions {
         b.timeout = timeout;
         b.scope = scope;
         b.keyRetention = keyRetention;
+        b.deadline = deadline;
+        b.concurrencyKey = concurrencyKey;
+        b.concurrencyLimit = concurrencyLimit;
+        b.debounce = debounce;
+        b.maxWait = maxWait;
+        b.throttle = throttle;
         return b;
     }
 
@@ -169,6 +187,36 @@ public final class EnqueueOptions {
         return Optional.ofNullable(keyRetention);
     }
 
+    /** The time after which the job, if no attempt has started, is dead-lettered instead of run. */
+    public Optional<Instant> deadline() {
+        return Optional.ofNullable(deadline);
+    }
+
+    /** The job's concurrency key, if set (see {@link Builder#concurrencyKey}). */
+    public Optional<String> concurrencyKey() {
+        return Optional.ofNullable(concurrencyKey);
+    }
+
+    /** How many jobs of the {@link #concurrencyKey} may run at once for this job to start; 0 without a key. */
+    public int concurrencyLimit() {
+        return concurrencyLimit;
+    }
+
+    /** The debounce period, if set: the job is due this long after the latest request for its key. */
+    public Optional<Duration> debounce() {
+        return Optional.ofNullable(debounce);
+    }
+
+    /** The longest a debounced burst may postpone its job, from first acceptance, if set. */
+    public Optional<Duration> maxWait() {
+        return Optional.ofNullable(maxWait);
+    }
+
+    /** The throttle window, if set: at most one job per key per window, counted from acceptance. */
+    public Optional<Duration> throttle() {
+        return Optional.ofNullable(throttle);
+    }
+
     /** Builds {@link EnqueueOptions}. Every setter checks its argument at once. */
     public static final class Builder {
         private String uniqueKey;
@@ -184,6 +232,12 @@ public final class EnqueueOptions {
         private Duration timeout;
         private String scope = DEFAULT_SCOPE;
         private Duration keyRetention;
+        private Instant deadline;
+        private String concurrencyKey;
+        private int concurrencyLimit;
+        private Duration debounce;
+        private Duration maxWait;
+        private Duration throttle;
 
         private Builder() {}
 
@@ -257,7 +311,7 @@ public final class EnqueueOptions {
          *     9999-12-31T23:59:59.999999Z
          */
         public Builder runAt(Instant runAt) {
-            this.runAt = Durations.runAt(runAt);
+            this.runAt = Durations.instant("runAt", runAt);
             this.delay = null;
             return this;
         }
@@ -368,8 +422,108 @@ public final class EnqueueOptions {
             return this;
         }
 
-        /** The immutable options. */
+        /**
+         * A deadline for the job's start: once it passes, no attempt starts (neither the first nor
+         * a retry); the job is dead-lettered with a reason that says so, and its key is released as
+         * for any dead job. An attempt already running is not stopped (that is {@link #timeout}).
+         * Stored to the microsecond.
+         *
+         * @throws IllegalArgumentException unless between 0001-01-01T00:00:00Z and
+         *     9999-12-31T23:59:59.999999Z
+         */
+        public Builder deadline(Instant deadline) {
+            this.deadline = Durations.instant("deadline", deadline);
+            return this;
+        }
+
+        /**
+         * A concurrency key and its limit: the job starts only while fewer than {@code limit} jobs
+         * with this key run, counted across every worker process. Jobs held back by their key do
+         * not hold back the jobs behind them. The limit is carried by each job, so jobs of one key
+         * should name the same limit (a job starts only while the running ones number fewer than
+         * its own). Part of what a replay is compared on.
+         *
+         * @throws IllegalArgumentException if the key is empty, over 128 bytes of UTF-8, contains
+         *     NUL or is not valid UTF-16, or the limit is below 1
+         */
+        public Builder concurrencyKey(String key, int limit) {
+            String checked = Limits.name("concurrencyKey", key);
+            if (limit < 1) {
+                throw new IllegalArgumentException("the limit of concurrency key " + key + " must be at least 1, got "
+                        + limit);
+            }
+            this.concurrencyKey = checked;
+            this.concurrencyLimit = limit;
+            return this;
+        }
+
+        /**
+         * Debounce: collapse a burst of requests for this call's key into one run with the latest
+         * payload. The first request is {@link EnqueueOutcome#ACCEPTED}, due {@code period} later;
+         * a repeat while that job is still pending is {@link EnqueueOutcome#REPLACED}: the job
+         * takes the repeat's payload and options and is due {@code period} after it (never past
+         * {@link #maxWait} from the first acceptance). A repeat that cannot replace is
+         * {@link EnqueueOutcome#NON_REPLACEABLE} with a {@link NonReplaceableReason}, and writes
+         * nothing. The key frees when the job finishes. Needs a key; excludes {@link #throttle},
+         * {@link #runAt}, {@link #delay} and {@link #keyRetention}. Counted in whole milliseconds.
+         *
+         * @throws IllegalArgumentException unless between 1 ms and 36500 days
+         */
+        public Builder debounce(Duration period) {
+            this.debounce = Durations.storedPositive("debounce", period);
+            return this;
+        }
+
+        /**
+         * With {@link #debounce}: the longest a burst may postpone the job, counted from its first
+         * acceptance (Inngest's debounce timeout, Trigger.dev's maxDelay). Past it, the job is due
+         * and repeats are {@link NonReplaceableReason#WINDOW_ELAPSED}.
+         *
+         * @throws IllegalArgumentException unless between 1 ms and 36500 days
+         */
+        public Builder maxWait(Duration maxWait) {
+            this.maxWait = Durations.storedPositive("maxWait", maxWait);
+            return this;
+        }
+
+        /**
+         * Throttle: at most one job per key per {@code window}, the window counted from the
+         * accepted job's acceptance. The first request is {@link EnqueueOutcome#ACCEPTED}; repeats
+         * inside the window are {@link EnqueueOutcome#COALESCED} onto that job (whatever their
+         * payload, and even after the job has finished); the first request after the window makes a
+         * new job. Needs a key; excludes {@link #debounce} and {@link #keyRetention} (the window is
+         * the key's retention). Counted in whole milliseconds.
+         *
+         * @throws IllegalArgumentException unless between 1 ms and 36500 days
+         */
+        public Builder throttle(Duration window) {
+            this.throttle = Durations.storedPositive("throttle", window);
+            return this;
+        }
+
+        /**
+         * The immutable options.
+         *
+         * @throws IllegalArgumentException if options exclude each other: {@link #debounce} with
+         *     {@link #throttle}, {@link #runAt}, {@link #delay} or {@link #keyRetention};
+         *     {@link #throttle} with {@link #keyRetention}; {@link #maxWait} without
+         *     {@link #debounce}
+         */
         public EnqueueOptions build() {
+            if (debounce != null && throttle != null) {
+                throw new IllegalArgumentException("debounce and throttle exclude each other; choose one");
+            }
+            if (maxWait != null && debounce == null) {
+                throw new IllegalArgumentException("maxWait bounds a debounce; set debounce too, or drop maxWait");
+            }
+            if (debounce != null && (runAt != null || delay != null)) {
+                throw new IllegalArgumentException(
+                        "a debounced job is due when its burst settles; drop runAt and delay, or drop debounce");
+            }
+            if ((debounce != null || throttle != null) && keyRetention != null) {
+                throw new IllegalArgumentException("keyRetention does not apply to debounce or throttle: a debounced"
+                        + " key frees when its job finishes, a throttled one when its window closes");
+            }
             return new EnqueueOptions(this);
         }
     }

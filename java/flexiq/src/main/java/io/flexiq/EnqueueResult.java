@@ -9,9 +9,9 @@ import java.util.Optional;
 public final class EnqueueResult {
     private final String jobId;
     private final EnqueueOutcome outcome;
-    private final String reason;
+    private final NonReplaceableReason reason;
 
-    EnqueueResult(String jobId, EnqueueOutcome outcome, String reason) {
+    EnqueueResult(String jobId, EnqueueOutcome outcome, NonReplaceableReason reason) {
         this.jobId = Objects.requireNonNull(jobId);
         this.outcome = Objects.requireNonNull(outcome);
         this.reason = reason;
@@ -37,7 +37,7 @@ public final class EnqueueResult {
     }
 
     /** Why a debounce was {@link EnqueueOutcome#NON_REPLACEABLE}; empty for every other outcome. */
-    public Optional<String> reason() {
+    public Optional<NonReplaceableReason> reason() {
         return Optional.ofNullable(reason);
     }
 

@@ -251,6 +251,38 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
+     * Sets a rate limit, replacing the one its queue or concurrency key had; from the next claim
+     * on, every worker of every process keeps it. Starts already counted still count.
+     *
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public void setRateLimit(RateLimit limit) {
+        requireOpen();
+        Objects.requireNonNull(limit, "limit");
+        NativeBridge.setRateLimit(handle, limit.ofQueue(), limit.name(), limit.starts(), limit.period());
+    }
+
+    /**
+     * Removes the rate limit of a queue.
+     *
+     * @return whether the queue had one
+     */
+    public boolean removeQueueRateLimit(String queue) {
+        requireOpen();
+        return NativeBridge.removeRateLimit(handle, true, Limits.name("queue", queue));
+    }
+
+    /**
+     * Removes the rate limit of a concurrency key.
+     *
+     * @return whether the key had one
+     */
+    public boolean removeConcurrencyKeyRateLimit(String key) {
+        requireOpen();
+        return NativeBridge.removeRateLimit(handle, false, Limits.name("concurrencyKey", key));
+    }
+
+    /**
      * Puts a dead-lettered job back to work: due at once, its attempts starting over, holding its
      * dedup key again. {@code redriveKey} makes the request idempotent: repeating it (a retried
      * HTTP call, a double click) finds the redrive already made and redrives nothing.

@@ -314,7 +314,7 @@ final class FakeWorkerStore implements WorkerStore {
                 j.state = j.attempt < j.maxAttempts ? State.RETRYABLE : State.DEAD;
                 j.lastError = "lease expired during attempt " + j.attempt;
                 rescued.add(new NativeBridge.Rescued(j.id, j.queue, j.task, j.attempt, j.maxAttempts,
-                        j.state == State.DEAD));
+                        j.state == State.DEAD, false, j.lastError));
             }
         }
         return rescued;

@@ -1,6 +1,7 @@
 package io.flexiq.bench;
 
 import io.flexiq.EnqueueOptions;
+import io.flexiq.EnqueueRequest;
 import io.flexiq.FlexiQ;
 import io.flexiq.Task;
 import io.flexiq.Worker;
@@ -70,12 +71,24 @@ public final class WorkerBench {
             latency(queue, pg, samples);
             System.out.printf(Locale.ROOT, "%n" + LABEL, "claimed and completed, no-op handler",
                     "FlexiQ jobs/s", "limit jobs/s", "ratio");
+            double unconstrained = 0;
             for (int processes : new int[] {1, 2}) {
-                double api = workerProcesses(queue, pg, jobs, processes);
+                double api = workerProcesses(queue, pg, jobs, processes, 0);
                 double raw = claimAndCompleteLimit(queue, pg, jobs, processes, false);
                 System.out.printf(Locale.ROOT, ROW, processes + (processes == 1 ? " worker process, fresh table"
                         : " worker processes, fresh table"), api, raw, api / raw, loadAverage());
+                if (processes == 1) {
+                    unconstrained = api;
+                }
             }
+            // Every job under one of 1,000 concurrency keys, each limited to 2 running jobs: the
+            // claim counts and locks keys, against the same worker without them.
+            double keyed = workerProcesses(queue, pg, jobs, 1, 1_000);
+            System.out.printf(Locale.ROOT, LABEL, "", "FlexiQ jobs/s", "no keys", "ratio");
+            System.out.printf(Locale.ROOT, ROW, "1 process, 1,000 concurrency keys of limit 2", keyed, unconstrained,
+                    keyed / unconstrained, loadAverage());
+            System.out.printf(Locale.ROOT, "%n" + LABEL, "claimed and completed, no-op handler",
+                    "FlexiQ jobs/s", "limit jobs/s", "ratio");
             // What a service meets after an outage or a burst: the jobs wait, autovacuum analyzes
             // the table, and only then does a worker start.
             for (int backlog : backlogs(jobs)) {
@@ -145,18 +158,19 @@ public final class WorkerBench {
     }
 
     /** Jobs per second for worker JVMs draining {@code jobs} due jobs. */
-    static double workerProcesses(FlexiQ queue, PostgresServer pg, int jobs, int processes) throws Exception {
+    static double workerProcesses(FlexiQ queue, PostgresServer pg, int jobs, int processes, int keys)
+            throws Exception {
         List<Process> children = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
             children.add(startChild(pg));
         }
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
             // Warm-up: the workers' JIT compilation is not what is measured.
-            fill(queue, pg, jobs / 2, Instant.now());
+            fill(queue, pg, jobs / 2, Instant.now(), keys);
             waitUntil(c, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state <> 'completed'", 0);
             // The measured jobs all fall due at one instant, and the clock runs from the first
             // claim to the last completion.
-            fill(queue, pg, jobs, Instant.now().plusSeconds(2));
+            fill(queue, pg, jobs, Instant.now().plusSeconds(2), keys);
             waitUntil(c, "SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state <> 'completed'", 0);
             return jobs / drainSeconds(c);
         } finally {
@@ -181,7 +195,7 @@ public final class WorkerBench {
      * included, as a worker starting on a backlog meets it).
      */
     static double backlogDrained(FlexiQ queue, PostgresServer pg, int jobs) throws Exception {
-        fill(queue, pg, jobs, Instant.now());
+        fill(queue, pg, jobs, Instant.now(), 0);
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
             try (Statement s = c.createStatement()) {
                 s.execute("ANALYZE " + SCHEMA + ".jobs");
@@ -302,8 +316,11 @@ public final class WorkerBench {
         return jobs / seconds;
     }
 
-    /** Empties the table and enqueues {@code jobs} jobs due at {@code dueAt}, in batches. */
-    static void fill(FlexiQ queue, PostgresServer pg, int jobs, Instant dueAt) {
+    /**
+     * Empties the table and enqueues {@code jobs} jobs due at {@code dueAt}, in batches; with
+     * {@code keys} above 0, job {@code i} under concurrency key {@code i % keys}, limit 2.
+     */
+    static void fill(FlexiQ queue, PostgresServer pg, int jobs, Instant dueAt, int keys) {
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
             try (Statement s = c.createStatement()) {
                 s.execute("TRUNCATE " + SCHEMA + ".jobs CASCADE");
@@ -315,9 +332,18 @@ public final class WorkerBench {
         for (int i = 0; i < 1000; i++) {
             ticks.add(new Tick(i));
         }
+        EnqueueOptions due = EnqueueOptions.builder().runAt(dueAt).build();
         for (int n = 0; n < jobs; n += 1000) {
-            queue.enqueueMany(TICK, ticks.subList(0, Math.min(1000, jobs - n)),
-                    EnqueueOptions.builder().runAt(dueAt).build());
+            List<Tick> batch = ticks.subList(0, Math.min(1000, jobs - n));
+            if (keys == 0) {
+                queue.enqueueMany(TICK, batch, due);
+                continue;
+            }
+            List<EnqueueRequest<Tick>> keyed = new ArrayList<>(batch.size());
+            for (Tick t : batch) {
+                keyed.add(EnqueueRequest.of(TICK, t, due.toBuilder().concurrencyKey("k" + t.n() % keys, 2).build()));
+            }
+            queue.enqueueManyWithResults(keyed);
         }
     }
 

@@ -26,9 +26,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * FlexiQ in six stories: a double-click, a webhook redelivery, a key reused for a different
- * request, a bulk enqueue with duplicates, an order and its charge in one transaction, and a
- * worker running the charges (one fails once and is retried).
+ * FlexiQ in seven stories: a double-click, a webhook redelivery, a key reused for a different
+ * request, a bulk enqueue with duplicates, an order and its charge in one transaction, a worker
+ * running the charges (one fails once and is retried), and flow control (a debounce and a
+ * throttle).
  *
  * <p>Uses the database in {@code FLEXIQ_DATABASE_URL}; without one it starts a private
  * PostgreSQL from the machine's binaries and removes it at exit.
@@ -42,8 +43,13 @@ public final class Demo {
     /** A webhook's payload. */
     public record Delivery(String provider, String eventId) {}
 
+    /** A product edit, for the flow-control story. */
+    public record Edit(String productId, int revision) {}
+
     static final Task<Order> CHARGE_CUSTOMER = Task.of("charge_customer", Order.class).idempotent(true);
     static final Task<Delivery> HANDLE_WEBHOOK = Task.of("handle_webhook", Delivery.class);
+    static final Task<Edit> REINDEX = Task.of("reindex_product", Edit.class);
+    static final Task<Edit> NOTIFY_FOLLOWERS = Task.of("notify_followers", Edit.class);
 
     /** Runs the demo. */
     public static void main(String[] args) {
@@ -80,6 +86,7 @@ public final class Demo {
             List<String> charges = new ArrayList<>(bulk(queue));
             charges.add(inTransaction(queue, url));
             work(queue, charges);
+            flowControl(queue);
             queue.dropSchema();
             System.out.println("\nschema " + schema + " dropped");
         }
@@ -233,6 +240,43 @@ public final class Demo {
             JobInfo job = queue.getJob(id).orElseThrow();
             System.out.println("  job " + id + ": " + job.state() + " after " + job.attempt() + " attempt(s)");
         }
+    }
+
+    /** A product edited five times in a burst, and its followers told of it. */
+    private static void flowControl(FlexiQ queue) {
+        heading("7. Flow control: five quick edits reindex once (debounce), followers hear once an hour (throttle)");
+        List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Worker worker = queue.worker()
+                .handle(REINDEX, (edit, job) -> ran.add("  job " + job.jobId() + ": reindex product " + edit.productId()
+                        + " at revision " + edit.revision()))
+                .pollInterval(Duration.ofMillis(100))
+                .build()
+                .start();
+        try {
+            String reindexed = null;
+            for (int revision = 1; revision <= 5; revision++) {
+                EnqueueResult r = queue.enqueueWithResult(REINDEX, new Edit("p-7", revision), EnqueueOptions.builder()
+                        .uniqueKey("reindex:p-7").debounce(Duration.ofMillis(500)).build());
+                show("edit, revision " + revision, r);
+                reindexed = r.jobId();
+            }
+            for (int edit = 1; edit <= 3; edit++) {
+                show("tell followers #" + edit, queue.enqueueWithResult(NOTIFY_FOLLOWERS, new Edit("p-7", edit),
+                        EnqueueOptions.builder().uniqueKey("notify:p-7").throttle(Duration.ofHours(1)).build()));
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (queue.getJob(reindexed).orElseThrow().state() != JobState.COMPLETED) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the reindex did not complete in time");
+                }
+                Thread.sleep(50);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            worker.close();
+        }
+        ran.forEach(System.out::println);
     }
 
     private static void heading(String text) {

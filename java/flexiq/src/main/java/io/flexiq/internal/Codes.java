@@ -2,6 +2,7 @@ package io.flexiq.internal;
 
 import io.flexiq.EnqueueOutcome;
 import io.flexiq.JobState;
+import io.flexiq.NonReplaceableReason;
 import io.flexiq.RedriveOutcome;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -27,13 +28,20 @@ public final class Codes {
             .code(6, JobState.DEAD)
             .code(7, JobState.CANCELLED);
 
-    /** {@link EnqueueOutcome} by code; the core reports the first two so far. */
+    /** {@link EnqueueOutcome} by code. */
     public static final Table<EnqueueOutcome> ENQUEUE_OUTCOME = new Table<>("EnqueueOutcome", EnqueueOutcome.class)
             .code(1, EnqueueOutcome.ACCEPTED)
             .code(2, EnqueueOutcome.REPLAYED)
             .code(3, EnqueueOutcome.REPLACED)
             .code(4, EnqueueOutcome.NON_REPLACEABLE)
             .code(5, EnqueueOutcome.COALESCED);
+
+    /** {@link NonReplaceableReason} by code; 0 on the wire means no reason. */
+    public static final Table<NonReplaceableReason> NON_REPLACEABLE_REASON = new Table<>("NonReplaceableReason",
+            NonReplaceableReason.class)
+            .code(1, NonReplaceableReason.INCOMPATIBLE_MODE)
+            .code(2, NonReplaceableReason.NOT_PENDING)
+            .code(3, NonReplaceableReason.WINDOW_ELAPSED);
 
     /** {@link RedriveOutcome} by code. */
     public static final Table<RedriveOutcome> REDRIVE_OUTCOME = new Table<>("RedriveOutcome", RedriveOutcome.class)

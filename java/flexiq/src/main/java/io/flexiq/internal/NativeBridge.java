@@ -5,6 +5,7 @@ import io.flexiq.EnqueueOutcome;
 import io.flexiq.JobCount;
 import io.flexiq.JobState;
 import io.flexiq.NativeLibraryException;
+import io.flexiq.NonReplaceableReason;
 import io.flexiq.RedriveResult;
 import io.flexiq.RetryPolicy;
 import java.time.Duration;
@@ -182,6 +183,16 @@ public final class NativeBridge {
                     .optI64(timeout.isPresent(), timeout.map(Duration::toMillis).orElse(0L))
                     .strings(options.tags().toArray(new String[0]))
                     .optI64(keyRetention != null, keyRetention == null ? 0L : keyRetention.toMillis());
+            optMillis(options.deadline().map(NativeBridge::micros));
+            w.string(options.concurrencyKey().orElse(null));
+            optMillis(options.concurrencyKey().map(k -> (long) options.concurrencyLimit()));
+            optMillis(options.debounce().map(Duration::toMillis));
+            optMillis(options.maxWait().map(Duration::toMillis));
+            optMillis(options.throttle().map(Duration::toMillis));
+        }
+
+        private void optMillis(Optional<Long> value) {
+            w.optI64(value.isPresent(), value.orElse(0L));
         }
 
         /** Sends the entries in one native call; the results are in input order. */
@@ -237,16 +248,19 @@ public final class NativeBridge {
             int n = r.i32();
             long[] ids = new long[n];
             EnqueueOutcome[] outcomes = new EnqueueOutcome[n];
+            NonReplaceableReason[] reasons = new NonReplaceableReason[n];
             for (int i = 0; i < n; i++) {
                 ids[i] = r.i64();
                 outcomes[i] = Codes.ENQUEUE_OUTCOME.of(r.i32());
+                int reason = r.i32();
+                reasons[i] = reason == 0 ? null : Codes.NON_REPLACEABLE_REASON.of(reason);
             }
-            return new Enqueued(ids, outcomes);
+            return new Enqueued(ids, outcomes, reasons);
         }
     }
 
-    /** The jobs an enqueue resolved to, and how, in input order. */
-    public record Enqueued(long[] jobIds, EnqueueOutcome[] outcomes) {}
+    /** The jobs an enqueue resolved to, and how (with a reason, or null), in input order. */
+    public record Enqueued(long[] jobIds, EnqueueOutcome[] outcomes, NonReplaceableReason[] reasons) {}
 
     /**
      * An enqueue statement: its text, with {@code ?} placeholders, its parameters in order, and
@@ -263,7 +277,7 @@ public final class NativeBridge {
     public static Enqueued resolve(EnqueueStatement statement, List<EnqueueRow> rows) {
         Wire.Writer w = new Wire.Writer(8 + rows.size() * 16).i32(rows.size());
         for (EnqueueRow row : rows) {
-            w.i64(row.jobId()).bool(row.created()).string(row.conflict());
+            w.i64(row.jobId()).bool(row.created()).string(row.conflict()).string(row.decision());
         }
         return Enqueue.enqueued(nativeResolveEnqueue(statement.pending(), w.toBytes()));
     }
@@ -281,8 +295,11 @@ public final class NativeBridge {
      */
     public record Parameter(String elementType, Object[] elements) {}
 
-    /** One row of an enqueue statement: a job, whether it was created, and a conflict or null. */
-    public record EnqueueRow(long jobId, boolean created, String conflict) {}
+    /**
+     * One row of an enqueue statement: a job, whether it was created, a conflict or null, and the
+     * decision on a debounced or throttled key or null.
+     */
+    public record EnqueueRow(long jobId, boolean created, String conflict, String decision) {}
 
     private static long micros(Instant at) {
         return Math.addExact(Math.multiplyExact(at.getEpochSecond(), 1_000_000L), at.getNano() / 1_000);
@@ -372,6 +389,19 @@ public final class NativeBridge {
     public static void grantWorker(long client, String role) {
         ensureLoaded();
         nativeGrantWorker(client, new Wire.Writer(64).string(role).toBytes());
+    }
+
+    /** Sets the rate limit of a queue ({@code ofQueue}) or of a concurrency key. */
+    public static void setRateLimit(long client, boolean ofQueue, String name, int starts, Duration period) {
+        ensureLoaded();
+        nativeSetRateLimit(client, new Wire.Writer(64).bool(ofQueue).string(name).i32(starts)
+                .i64(period.toMillis()).toBytes());
+    }
+
+    /** Removes the rate limit of a queue ({@code ofQueue}) or of a concurrency key; whether it had one. */
+    public static boolean removeRateLimit(long client, boolean ofQueue, String name) {
+        ensureLoaded();
+        return reader(nativeRemoveRateLimit(client, new Wire.Writer(64).bool(ofQueue).string(name).toBytes())).bool();
     }
 
     /** Releases the keys whose retention has passed; returns how many. */
@@ -493,13 +523,17 @@ public final class NativeBridge {
         int n = r.i32();
         List<Rescued> rescued = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            rescued.add(new Rescued(r.i64(), r.string(), r.string(), r.i32(), r.i32(), r.bool()));
+            rescued.add(new Rescued(r.i64(), r.string(), r.string(), r.i32(), r.i32(), r.bool(), r.bool(), r.string()));
         }
         return rescued;
     }
 
-    /** A job whose lease passed, put back to work or, its attempts spent, dead-lettered. */
-    public record Rescued(long id, String queue, String task, int attempt, int maxAttempts, boolean dead) {}
+    /**
+     * A job whose lease passed, put back to work or, its attempts spent, dead-lettered; or
+     * ({@code late}) a waiting job dead-lettered because its deadline passed.
+     */
+    public record Rescued(long id, String queue, String task, int attempt, int maxAttempts, boolean dead,
+            boolean late, String error) {}
 
     /** Gives back unfinished attempts; their jobs are due again and the attempts do not count. */
     public static long returnAttempts(long client, long[] ids, int[] attempts) {
@@ -575,6 +609,10 @@ public final class NativeBridge {
     private static native byte[] nativeMarkCompleted(long client, byte[] request);
 
     private static native byte[] nativeExpireKeys(long client, byte[] request);
+
+    private static native byte[] nativeSetRateLimit(long client, byte[] request);
+
+    private static native byte[] nativeRemoveRateLimit(long client, byte[] request);
 
     private static native byte[] nativeRedrive(long client, byte[] request);
 

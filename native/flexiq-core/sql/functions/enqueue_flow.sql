@@ -1,0 +1,121 @@
+-- One debounced or throttled job: p_flow[1] carries debounceMs (with maxWaitMs, optionally) or
+-- throttleMs. The arguments are enqueue_one's without p_id_rank (one entry has one rank).
+--
+-- Returns the job holding the key, whether this call created it, a conflict as enqueue_keyed
+-- returns one, and, for a key that was already held, the decision: 'replaced' (a pending
+-- debounced job took this request's payload and options and a new due time), 'coalesced'
+-- (a throttled job inside its window absorbed this request), or why a debounce could not
+-- replace its holder: 'incompatible_mode' (the key is held another way), 'not_pending' (the
+-- job has started) or 'window_elapsed' (maxWait has passed since it was first accepted). Only
+-- 'replaced' and a new job write anything.
+--
+-- The holder is locked while it is decided on, so a replacement and a worker's claim take
+-- turns: the replacement lands before the claim, or sees the job running and says so.
+--
+-- SECURITY DEFINER: a replacement updates a job's request and state, which a producer role may
+-- not do to jobs in general (grant_producer.sql); here it can only do so to the pending job
+-- holding its own debounce key. The search path is fixed, as for any such function.
+CREATE OR REPLACE FUNCTION {schema}.enqueue_flow(
+    p_payload bytea[], p_queue text[], p_task text[], p_priority integer[],
+    p_run_at_micros bigint[], p_delay_ms bigint[], p_max_attempts integer[],
+    p_retry_initial_ms bigint[], p_retry_max_ms bigint[], p_retry_multiplier double precision[],
+    p_retry_jitter double precision[], p_timeout_ms bigint[], p_tags jsonb[],
+    p_key_retention_ms bigint[], p_flow jsonb[], p_scope text[], p_key_digest bytea[],
+    p_key_preview text[], p_announce boolean)
+RETURNS TABLE (job_id bigint, created boolean, conflict jsonb, decision text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_flow jsonb := p_flow[1];
+    v_holder {schema}.jobs;
+    v_id bigint;
+    v_state text;
+    v_at timestamptz;
+    v_round integer := 0;
+BEGIN
+    LOOP
+        v_round := v_round + 1;
+        IF v_round > 20 THEN
+            RAISE EXCEPTION USING ERRCODE = '40001',
+                MESSAGE = 'the key kept changing hands while enqueueing; try again';
+        END IF;
+        SELECT * INTO v_holder
+          FROM {schema}.jobs j
+         WHERE j.key_held AND j.key_scope = p_scope[1] AND j.key_digest = p_key_digest[1]
+           FOR UPDATE;
+        IF NOT FOUND THEN
+            v_id := nextval('{schema}.jobs_id_seq');
+            INSERT INTO {schema}.jobs
+            SELECT n.*
+              FROM {schema}.new_jobs(ARRAY[v_id], p_payload, p_queue, p_task, p_priority,
+                       p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms,
+                       p_retry_max_ms, p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags,
+                       p_key_retention_ms, p_flow, p_scope, p_key_digest, p_key_preview) n
+                ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING
+            RETURNING state INTO v_state;
+            IF FOUND THEN
+                IF p_announce AND v_state = 'available' THEN
+                    PERFORM {schema}.announce(p_queue);
+                END IF;
+                RETURN QUERY SELECT v_id, true, NULL::jsonb, NULL::text;
+                RETURN;
+            END IF;
+            -- A racing call took the key after the lookup (ON CONFLICT waited for it to
+            -- commit): the next round decides against its job.
+            CONTINUE;
+        END IF;
+        -- A closed window (a throttle's, or a finished job's retention) frees the key.
+        IF v_holder.held_until <= now() THEN
+            UPDATE {schema}.jobs SET key_held = false WHERE id = v_holder.id;
+            CONTINUE;
+        END IF;
+        EXIT;
+    END LOOP;
+
+    IF v_flow ? 'throttleMs' THEN
+        IF coalesce(v_holder.flow ? 'throttleMs', false) THEN
+            RETURN QUERY SELECT v_holder.id, false, NULL::jsonb, 'coalesced'::text;
+            RETURN;
+        END IF;
+        -- A key held another way is held for a different request.
+        RETURN QUERY SELECT v_holder.id, false,
+            jsonb_build_object('index', 0, 'accepted', {schema}.request_of(v_holder)), NULL::text;
+        RETURN;
+    END IF;
+
+    IF NOT coalesce(v_holder.flow ? 'debounceMs', false) THEN
+        RETURN QUERY SELECT v_holder.id, false, NULL::jsonb, 'incompatible_mode'::text;
+    ELSIF v_holder.state NOT IN ('available', 'scheduled') THEN
+        RETURN QUERY SELECT v_holder.id, false, NULL::jsonb, 'not_pending'::text;
+    ELSIF v_holder.created_at + (v_flow ->> 'maxWaitMs')::bigint * interval '1 millisecond'
+          <= now() THEN
+        RETURN QUERY SELECT v_holder.id, false, NULL::jsonb, 'window_elapsed'::text;
+    ELSE
+        -- least() passes over a NULL: without maxWait the period alone decides.
+        v_at := least(now() + (v_flow ->> 'debounceMs')::bigint * interval '1 millisecond',
+                      v_holder.created_at
+                          + (v_flow ->> 'maxWaitMs')::bigint * interval '1 millisecond');
+        UPDATE {schema}.jobs j
+           SET queue = p_queue[1], task = p_task[1], payload = p_payload[1],
+               priority = p_priority[1], max_attempts = p_max_attempts[1],
+               retry_initial_ms = p_retry_initial_ms[1], retry_max_ms = p_retry_max_ms[1],
+               retry_multiplier = p_retry_multiplier[1], retry_jitter = p_retry_jitter[1],
+               timeout_ms = p_timeout_ms[1], tags = p_tags[1], flow = v_flow,
+               deadline = {schema}.micros_to_timestamptz((v_flow ->> 'deadlineMicros')::bigint),
+               concurrency_key = v_flow ->> 'concurrencyKey',
+               concurrency_limit = (v_flow ->> 'concurrencyLimit')::integer,
+               run_at = v_at,
+               state = CASE WHEN v_at > now() THEN 'scheduled' ELSE 'available' END
+         WHERE j.id = v_holder.id
+        RETURNING j.state INTO v_state;
+        IF p_announce AND v_state = 'available' THEN
+            PERFORM {schema}.announce(p_queue);
+        END IF;
+        RETURN QUERY SELECT v_holder.id, false, NULL::jsonb, 'replaced'::text;
+    END IF;
+END
+$$;
+
+-- Only the roles granted as producers (grant_producer.sql) may call it.
+REVOKE EXECUTE ON FUNCTION {schema}.enqueue_flow(bytea[], text[], text[], integer[], bigint[],
+    bigint[], integer[], bigint[], bigint[], double precision[], double precision[], bigint[],
+    jsonb[], bigint[], jsonb[], text[], bytea[], text[], boolean) FROM PUBLIC;

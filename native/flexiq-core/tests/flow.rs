@@ -1,0 +1,475 @@
+//! Flow control against a real PostgreSQL: debounce, throttle and deadlines.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use flexiq_core::{Client, Error, Flow, JobRequest, NonReplaceable, Outcome, RateTarget, Schedule};
+
+const LEASE: Duration = Duration::from_secs(30);
+
+fn debounced(key: &str, payload: &str, period_ms: i64) -> JobRequest {
+    let mut r = JobRequest::new("refresh", payload.as_bytes().to_vec()).with_key(key);
+    r.flow.debounce_ms = Some(period_ms);
+    r
+}
+
+fn throttled(key: &str, payload: &str, window_ms: i64) -> JobRequest {
+    let mut r = JobRequest::new("notify", payload.as_bytes().to_vec()).with_key(key);
+    r.flow.throttle_ms = Some(window_ms);
+    r
+}
+
+async fn text_of(client: &Client, sql: &str) -> String {
+    common::text(client, sql).await
+}
+
+async fn claim(client: &Client, task: &str) -> Vec<i64> {
+    client
+        .claim(&["default".into()], &[task.into()], 100, LEASE, 1)
+        .await
+        .expect("claim")
+        .iter()
+        .map(|j| j.id)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_debounce_replaces_its_pending_job_and_pushes_it_back() {
+    let client = common::client().await;
+    let first = client
+        .enqueue(&debounced("k", r#"{"v":1}"#, 60_000))
+        .await
+        .expect("first");
+    assert_eq!(first.outcome, Outcome::Accepted);
+    let due_first = common::scalar(
+        &client,
+        "SELECT (extract(epoch FROM run_at) * 1000000)::bigint FROM {schema}.jobs",
+    )
+    .await;
+    let second = client
+        .enqueue(&debounced("k", r#"{"v":2}"#, 60_000))
+        .await
+        .expect("second");
+    assert_eq!(
+        (second.job_id, second.outcome),
+        (first.job_id, Outcome::Replaced)
+    );
+    assert_eq!(common::job_count(&client).await, 1);
+    assert_eq!(
+        text_of(
+            &client,
+            "SELECT convert_from(payload, 'UTF8') FROM {schema}.jobs"
+        )
+        .await,
+        r#"{"v":2}"#
+    );
+    let due_second = common::scalar(
+        &client,
+        "SELECT (extract(epoch FROM run_at) * 1000000)::bigint FROM {schema}.jobs",
+    )
+    .await;
+    assert!(
+        due_second > due_first,
+        "the due time moves with each request"
+    );
+    assert_eq!(
+        text_of(&client, "SELECT state FROM {schema}.jobs").await,
+        "scheduled"
+    );
+}
+
+#[tokio::test]
+async fn max_wait_bounds_the_due_time_and_then_refuses() {
+    let client = common::client().await;
+    let mut r = debounced("k", "1", 60_000);
+    r.flow.max_wait_ms = Some(300);
+    let first = client.enqueue(&r).await.expect("first");
+    // Due at acceptance + maxWait, not now + period.
+    let bounded = common::scalar(
+        &client,
+        "SELECT (run_at = created_at + interval '300 milliseconds')::int::int8 FROM {schema}.jobs",
+    )
+    .await;
+    assert_eq!(bounded, 1);
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    r.payload = b"2".to_vec();
+    let late = client.enqueue(&r).await.expect("late");
+    assert_eq!(
+        (late.job_id, late.outcome),
+        (
+            first.job_id,
+            Outcome::NonReplaceable(NonReplaceable::WindowElapsed)
+        )
+    );
+    assert_eq!(
+        text_of(
+            &client,
+            "SELECT convert_from(payload, 'UTF8') FROM {schema}.jobs"
+        )
+        .await,
+        "1",
+        "a refused request writes nothing"
+    );
+}
+
+#[tokio::test]
+async fn a_started_job_or_a_key_held_another_way_is_not_replaced() {
+    let client = common::client().await;
+    let first = client
+        .enqueue(&debounced("k", "1", 1))
+        .await
+        .expect("first");
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(claim(&client, "refresh").await, [first.job_id]);
+    let running = client
+        .enqueue(&debounced("k", "2", 1))
+        .await
+        .expect("running");
+    assert_eq!(
+        running.outcome,
+        Outcome::NonReplaceable(NonReplaceable::NotPending)
+    );
+
+    let plain = JobRequest::new("refresh", b"1".to_vec()).with_key("plain");
+    let held = client.enqueue(&plain).await.expect("plain");
+    let other = client
+        .enqueue(&debounced("plain", "1", 1_000))
+        .await
+        .expect("other");
+    assert_eq!(
+        (other.job_id, other.outcome),
+        (
+            held.job_id,
+            Outcome::NonReplaceable(NonReplaceable::IncompatibleMode)
+        )
+    );
+    // The other way round, a plain request meets a debounce's job: a different request.
+    match client.enqueue(&plain.clone().with_key("k")).await {
+        Err(Error::Conflict(c)) => assert!(c.fields.contains(&"debounce".to_string()), "{c:?}"),
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_debounces_leave_one_job_per_key_with_the_last_replacement() {
+    let client = Arc::new(common::client_with_pool(16).await);
+    let mut tasks = Vec::new();
+    for caller in 0..8 {
+        let client = client.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut mine = Vec::new();
+            for i in 0..40 {
+                let key = format!("k{}", i % 4);
+                let payload = format!("{caller}-{i}");
+                let r = client
+                    .enqueue(&debounced(&key, &payload, 60_000))
+                    .await
+                    .expect("enqueue");
+                mine.push((key, r));
+            }
+            mine
+        }));
+    }
+    let mut accepted = 0;
+    for t in tasks {
+        for (_, r) in t.await.expect("task") {
+            match r.outcome {
+                Outcome::Accepted => accepted += 1,
+                Outcome::Replaced => {}
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+    assert_eq!(accepted, 4);
+    assert_eq!(common::job_count(&client).await, 4);
+}
+
+#[tokio::test]
+async fn a_throttle_coalesces_inside_its_window_even_after_the_job_finished() {
+    let client = common::client().await;
+    let first = client
+        .enqueue(&throttled("t", "1", 400))
+        .await
+        .expect("first");
+    assert_eq!(first.outcome, Outcome::Accepted);
+    let ids = claim(&client, "notify").await;
+    client
+        .complete(&[flexiq_core::Attempt {
+            job_id: ids[0],
+            attempt: 1,
+        }])
+        .await
+        .expect("complete");
+    let repeat = client
+        .enqueue(&throttled("t", "other payload", 400))
+        .await
+        .expect("repeat");
+    assert_eq!(
+        (repeat.job_id, repeat.outcome),
+        (first.job_id, Outcome::Coalesced)
+    );
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let next = client
+        .enqueue(&throttled("t", "1", 400))
+        .await
+        .expect("next window");
+    assert_eq!(next.outcome, Outcome::Accepted);
+    assert_ne!(next.job_id, first.job_id);
+}
+
+#[tokio::test]
+async fn a_throttle_window_closes_even_while_its_job_waits() {
+    let client = common::client().await;
+    let mut r = throttled("t", "1", 200);
+    r.schedule = Schedule::Delay { millis: 60_000 };
+    let first = client.enqueue(&r).await.expect("first");
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let second = client.enqueue(&r).await.expect("second");
+    assert_eq!(second.outcome, Outcome::Accepted);
+    assert_ne!(second.job_id, first.job_id);
+    assert_eq!(common::job_count(&client).await, 2);
+}
+
+#[tokio::test]
+async fn collapsing_modes_need_a_key_and_one_entry_per_call() {
+    let client = common::client().await;
+    let mut unkeyed = JobRequest::new("t", b"{}".to_vec());
+    unkeyed.flow.throttle_ms = Some(1_000);
+    assert!(matches!(
+        client.enqueue(&unkeyed).await,
+        Err(Error::InvalidArgument(m)) if m.contains("give the job a key")
+    ));
+    let batch = [throttled("a", "1", 1_000), throttled("b", "1", 1_000)];
+    assert!(matches!(
+        client.enqueue_many(&batch).await,
+        Err(Error::InvalidArgument(m)) if m.contains("one job per call")
+    ));
+    let mut both = debounced("a", "1", 1_000);
+    both.flow.throttle_ms = Some(1_000);
+    assert!(client.enqueue(&both).await.is_err());
+}
+
+#[tokio::test]
+async fn a_job_past_its_deadline_is_never_claimed_and_is_dead_lettered_by_the_rescue() {
+    let client = common::client().await;
+    let mut late = JobRequest::new("report", b"{}".to_vec()).with_key("late");
+    late.flow = Flow {
+        deadline_micros: Some(flexiq_core_now_micros() + 100_000),
+        ..Flow::default()
+    };
+    late.schedule = Schedule::Delay { millis: 200 };
+    let job = client.enqueue(&late).await.expect("enqueue");
+    let on_time = client
+        .enqueue(&JobRequest::new("report", b"{}".to_vec()))
+        .await
+        .expect("on time");
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(claim(&client, "report").await, [on_time.job_id]);
+
+    let moved = client.rescue_expired().await.expect("rescue");
+    assert_eq!(moved.len(), 1);
+    assert!(moved[0].dead && moved[0].late && moved[0].id == job.job_id);
+    assert!(
+        moved[0].error.starts_with("deadline ") && moved[0].error.contains("passed before"),
+        "{}",
+        moved[0].error
+    );
+    let info = client.get_job(job.job_id).await.expect("get").expect("job");
+    assert_eq!(info.state, "dead");
+    assert!(!info.key_held, "a dead job's key is released");
+    assert!(client.rescue_expired().await.expect("again").is_empty());
+}
+
+#[tokio::test]
+async fn the_deadline_is_part_of_what_a_replay_is_compared_on() {
+    let client = common::client().await;
+    let mut a = JobRequest::new("report", b"{}".to_vec()).with_key("k");
+    a.flow.deadline_micros = Some(flexiq_core_now_micros() + 60_000_000);
+    let first = client.enqueue(&a).await.expect("first");
+    assert_eq!(
+        client.enqueue(&a).await.expect("replay").job_id,
+        first.job_id
+    );
+    let mut b = a.clone();
+    b.flow.deadline_micros = a.flow.deadline_micros.map(|d| d + 1);
+    match client.enqueue(&b).await {
+        Err(Error::Conflict(c)) => assert_eq!(c.fields, ["deadline"]),
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+}
+
+fn flexiq_core_now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_micros() as i64
+}
+
+fn limited(key: &str, limit: i32) -> JobRequest {
+    let mut r = JobRequest::new("call_provider", b"{}".to_vec());
+    r.flow.concurrency_key = Some(key.into());
+    r.flow.concurrency_limit = Some(limit);
+    r
+}
+
+async fn claim_some(client: &Client, limit: i64) -> Vec<flexiq_core::ClaimedJob> {
+    client
+        .claim(
+            &["default".into()],
+            &["call_provider".into()],
+            limit,
+            LEASE,
+            1,
+        )
+        .await
+        .expect("claim")
+}
+
+#[tokio::test]
+async fn a_concurrency_key_caps_its_running_jobs_without_holding_back_the_others() {
+    let client = common::client().await;
+    let mut keyed = Vec::new();
+    for _ in 0..6 {
+        keyed.push(
+            client
+                .enqueue(&limited("tenant-1", 2))
+                .await
+                .expect("keyed")
+                .job_id,
+        );
+    }
+    let free = client
+        .enqueue(&JobRequest::new("call_provider", b"{}".to_vec()))
+        .await
+        .expect("free")
+        .job_id;
+    let first: Vec<i64> = claim_some(&client, 100)
+        .await
+        .iter()
+        .map(|j| j.id)
+        .collect();
+    assert_eq!(
+        first,
+        [keyed[0], keyed[1], free],
+        "two of the key, and the job behind them"
+    );
+    assert!(
+        claim_some(&client, 100).await.is_empty(),
+        "the key is at its limit"
+    );
+    client
+        .complete(&[flexiq_core::Attempt {
+            job_id: keyed[0],
+            attempt: 1,
+        }])
+        .await
+        .expect("complete");
+    let next: Vec<i64> = claim_some(&client, 100)
+        .await
+        .iter()
+        .map(|j| j.id)
+        .collect();
+    assert_eq!(next, [keyed[2]], "one finished, one more starts");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_claimers_never_run_more_of_a_key_than_its_limit() {
+    let client = Arc::new(common::client_with_pool(16).await);
+    for _ in 0..60 {
+        client.enqueue(&limited("k", 3)).await.expect("enqueue");
+    }
+    let mut claimers = Vec::new();
+    for _ in 0..12 {
+        let client = client.clone();
+        claimers.push(tokio::spawn(async move {
+            let mut got = 0;
+            for _ in 0..20 {
+                got += claim_some(&client, 5).await.len();
+            }
+            got
+        }));
+    }
+    let mut claimed = 0;
+    for c in claimers {
+        claimed += c.await.expect("claimer");
+    }
+    assert_eq!(
+        claimed, 3,
+        "nothing completes, so only the limit ever starts"
+    );
+    assert_eq!(
+        common::scalar(
+            &client,
+            "SELECT count(*) FROM {schema}.jobs WHERE state = 'running'"
+        )
+        .await,
+        3
+    );
+}
+
+#[tokio::test]
+async fn a_rate_limit_caps_starts_per_period_for_a_queue_and_for_a_key() {
+    let client = common::client().await;
+    client
+        .set_rate_limit(&RateTarget::Queue("default".into()), 3, 400)
+        .await
+        .expect("set");
+    for _ in 0..10 {
+        client
+            .enqueue(&JobRequest::new("call_provider", b"{}".to_vec()))
+            .await
+            .expect("enqueue");
+    }
+    let mut started = Vec::new();
+    for _ in 0..4 {
+        let got = claim_some(&client, 100).await.len();
+        started.push(got);
+    }
+    assert_eq!(
+        started,
+        [3, 0, 0, 0],
+        "three starts, then the period must pass"
+    );
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    assert_eq!(claim_some(&client, 100).await.len(), 3);
+
+    // A key's limit holds whatever the queue's allows.
+    assert!(client
+        .remove_rate_limit(&RateTarget::Queue("default".into()))
+        .await
+        .expect("remove"));
+    client
+        .set_rate_limit(&RateTarget::ConcurrencyKey("provider".into()), 2, 60_000)
+        .await
+        .expect("set key");
+    for _ in 0..4 {
+        client
+            .enqueue(&limited("provider", 100))
+            .await
+            .expect("keyed");
+    }
+    let got = claim_some(&client, 100).await;
+    // The four jobs left without a key start, and two of the key's.
+    assert_eq!(got.len(), 4 + 2);
+    assert!(
+        !client
+            .remove_rate_limit(&RateTarget::Queue("default".into()))
+            .await
+            .expect("again"),
+        "already removed"
+    );
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_refused_outside_its_bounds() {
+    let client = common::client().await;
+    let queue = RateTarget::Queue("default".into());
+    assert!(client.set_rate_limit(&queue, 0, 1_000).await.is_err());
+    assert!(client.set_rate_limit(&queue, 1, 0).await.is_err());
+    assert!(client
+        .set_rate_limit(&RateTarget::ConcurrencyKey(String::new()), 1, 1_000)
+        .await
+        .is_err());
+}
