@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
+import io.flexiq.test.PostgresServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.sql.Connection;
@@ -186,6 +187,53 @@ class ScheduleTest {
         } finally {
             queue.close();
         }
+    }
+
+    @Test
+    void anOutageSkipsTheTicksItSpansAndIsReportedOnce() throws Exception {
+        try (PostgresServer pg = PostgresServer.builder().durable(false).start();
+                CapturedLogs logs = new CapturedLogs();
+                FlexiQ queue = FlexiQ.builder(pg.url()).schema("outage").migrate(true).build()) {
+            ScheduleHandle handle = queue.schedule(everySecond(MissedTicks.SKIP));
+            await("two ticks", () -> ticks(pg).size() >= 2);
+            pg.shutDown();
+            Thread.sleep(3_500);
+            pg.restart();
+            int before = ticks(pg).size();
+            await("ticks after the outage", () -> ticks(pg).size() >= before + 2);
+            // Ended by the first success two seconds after the last failure (see Trouble).
+            await("the outage's end to be logged",
+                    () -> !logs.at(Level.INFO, "reaching PostgreSQL works again after").isEmpty());
+            handle.close();
+            List<Instant> ticks = ticks(pg);
+            assertEquals(ticks.size(), new HashSet<>(ticks).size(), "a tick enqueued twice: " + ticks);
+            long longestGap = 0;
+            for (int i = 1; i < ticks.size(); i++) {
+                longestGap = Math.max(longestGap, ticks.get(i).getEpochSecond() - ticks.get(i - 1).getEpochSecond());
+            }
+            // Not made up for afterwards: the ticks the outage spanned are missing.
+            assertTrue(longestGap >= 3, "ticks " + ticks);
+            List<String> logged = logs.matching(e -> e.getLevel().isGreaterOrEqual(Level.WARN)
+                    || e.getFormattedMessage().contains("works again")).stream()
+                    .map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
+            assertEquals(1, logs.matching(e -> e.getLevel() == Level.WARN).size(), logged.toString());
+            assertTrue(logged.get(0).contains("enqueueing ticks of schedule every-second"), logged.toString());
+            assertEquals(1, logs.at(Level.INFO, "reaching PostgreSQL works again after").size(), logged.toString());
+        }
+    }
+
+    /** The ticks enqueued in the outage test's server, or none while it is down. */
+    private static List<Instant> ticks(PostgresServer pg) {
+        List<Instant> out = new ArrayList<>();
+        try (Connection c = java.sql.DriverManager.getConnection(pg.jdbcUrl()); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT run_at FROM outage.jobs ORDER BY run_at")) {
+            while (r.next()) {
+                out.add(r.getTimestamp(1).toInstant());
+            }
+        } catch (java.sql.SQLException e) {
+            return List.of();
+        }
+        return out;
     }
 
     @Test
