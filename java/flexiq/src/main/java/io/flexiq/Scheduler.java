@@ -114,10 +114,12 @@ final class Scheduler {
                     earliest = e;
                 }
             }
-            long waitMillis = earliest == null ? 0 : Duration.between(Instant.now(), earliest.wakeAt).toMillis();
-            if (earliest != null && waitMillis <= 0) {
+            long waitNanos = earliest == null ? 0 : Duration.between(Instant.now(), earliest.wakeAt).toNanos();
+            if (earliest != null && waitNanos <= 0) {
                 return earliest;
             }
+            // Rounded up: waking before the tick would only mean waiting again.
+            long waitMillis = (waitNanos + 999_999) / 1_000_000;
             try {
                 wait(waitMillis);
             } catch (InterruptedException e) {

@@ -116,6 +116,9 @@ class ScheduleTest {
             Instant tick = runAts(schema).get(0);
             assertTrue(tick.isBefore(declared) && tick.isAfter(declared.minusSeconds(60)), "latest tick " + tick);
             assertEquals(missed.cron().split(" ")[0], Integer.toString(tick.atZone(ZoneOffset.UTC).getSecond()));
+            // The key is held until an hour after the next tick (a minute after this one), counted from acceptance.
+            assertEquals(60 + 3600, TestDatabase.scalar("SELECT extract(epoch FROM retain_until - created_at)::bigint FROM "
+                    + schema + ".jobs"), "key retention in seconds");
 
             second.addListener(new FlexiQListener() {
                 @Override
