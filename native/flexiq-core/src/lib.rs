@@ -6,6 +6,7 @@ mod announcer;
 mod batch;
 pub mod canonical;
 pub mod client;
+pub mod cron;
 pub mod enqueue;
 pub mod error;
 mod grants;

@@ -12,6 +12,7 @@ mod grants;
 mod handles;
 mod recipe;
 mod runtime;
+mod schedule;
 mod worker;
 
 use std::ffi::c_void;
@@ -32,6 +33,8 @@ static NATIVES: &[Native] = natives! {
     "nativeDescribe" => free(codes::describe),
     "nativeCanonicalJson" => free(recipe::canonical_json),
     "nativeAutoKey" => free(recipe::auto_key),
+    "nativeCronTicks" => free(schedule::cron_ticks),
+    "nativeTickKey" => free(schedule::tick_key),
     "nativeConnect" => free(client::connect),
     "nativeClose" => client::close,
     "nativeMigrate" => on_client(client::migrate),

@@ -3,6 +3,7 @@ package io.flexiq;
 import io.flexiq.internal.NativeBridge;
 import java.sql.Connection;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -43,6 +44,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private final Listeners listeners = new Listeners();
     /** PostgreSQL being unavailable to this client's workers, reported once for all of them. */
     private final Trouble outage = Trouble.outage(System::nanoTime);
+    /** Enqueues the ticks of this client's schedules; made with the first one. */
+    private Scheduler scheduler;
 
     /** Package-private so that worker logic can be tested on a client that never connected. */
     FlexiQ(long handle, String schema, PayloadSerializer serializer, Duration keyRetention) {
@@ -385,6 +388,55 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         return listeners.remove(listener);
     }
 
+    /**
+     * Declares a cron schedule: from now on this client enqueues {@code payload} for {@code task}
+     * at every tick of {@code cron}, read in {@code zone}, with default options and
+     * {@link MissedTicks#LATEST}. Every process of a service may declare the same schedule; each
+     * tick is enqueued once (see {@link Schedule}).
+     *
+     * <pre>{@code
+     * queue.schedule("nightly-report", "30 2 * * *", ZoneId.of("Europe/Berlin"), BUILD_REPORT, new Report("daily"));
+     * }</pre>
+     *
+     * @return a handle whose {@code close()} stops the schedule on this client
+     * @throws IllegalArgumentException if the name is blank or already declared on this client, the
+     *     expression does not parse or never fires, or the zone is unknown
+     * @throws PayloadSerializationException if the payload does not serialize
+     */
+    public <T> ScheduleHandle schedule(String name, String cron, ZoneId zone, Task<T> task, T payload) {
+        return schedule(Schedule.builder(name, cron, task, payload).zone(zone).build());
+    }
+
+    /**
+     * Declares a cron schedule (see {@link Schedule}): from now on this client enqueues its
+     * ticks, on a daemon thread of its own, until the returned handle or the client is closed.
+     * With {@link MissedTicks#LATEST} (the default) the latest past tick is enqueued at once,
+     * unless another process already did. Each tick's job is due at the tick, holds the key
+     * {@code schedule:<name>:<tick in UTC>} in the scope {@value Schedule#KEY_SCOPE}, kept until an
+     * hour after the following tick, so that a process starting or running late replays it.
+     * Ticks that another process declared differently (task, payload or options) are not
+     * enqueued: the conflict is logged as an error.
+     *
+     * @return a handle whose {@code close()} stops the schedule on this client
+     * @throws IllegalArgumentException if a schedule of the same name is declared on this client
+     * @throws PayloadSerializationException if the payload does not serialize
+     */
+    public ScheduleHandle schedule(Schedule<?> schedule) {
+        if (schedule == null) {
+            throw new IllegalArgumentException("schedule must not be null");
+        }
+        Scheduler s;
+        synchronized (this) {
+            // Under the lock that closeScheduler takes after marking the client closed.
+            requireOpen();
+            if (scheduler == null) {
+                scheduler = new Scheduler(this);
+            }
+            s = scheduler;
+        }
+        return s.add(schedule);
+    }
+
     /** Starts a builder for a {@link Worker} running this client's jobs. */
     public Worker.Builder worker() {
         requireOpen();
@@ -423,6 +475,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public void dropSchema() {
         requireOpen();
+        closeScheduler();
         closeWorkers();
         NativeBridge.dropSchema(handle);
         close();
@@ -436,10 +489,21 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            closeScheduler();
             closeWorkers();
             NativeBridge.close(handle);
             listeners.close();
             LOG.info("client of schema {} closed", schema);
+        }
+    }
+
+    private void closeScheduler() {
+        Scheduler s;
+        synchronized (this) {
+            s = scheduler;
+        }
+        if (s != null) {
+            s.close();
         }
     }
 

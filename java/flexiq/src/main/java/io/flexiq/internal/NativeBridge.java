@@ -574,6 +574,30 @@ public final class NativeBridge {
         nativeWakeWorkers(client, null);
     }
 
+    // Cron schedules: ticks and tick keys come from the core, so that every binding agrees.
+
+    /** The latest tick of a cron expression at or before an instant (null if none), and the first after it. */
+    public record CronTicks(Instant latest, Instant next) {}
+
+    /** The ticks of {@code expression} in {@code zone} around {@code at}; refuses a bad expression or zone. */
+    public static CronTicks cronTicks(String expression, String zone, Instant at) {
+        ensureLoaded();
+        Wire.Writer w = new Wire.Writer(64).string(expression).string(zone).i64(micros(at));
+        Wire.Reader r = reader(nativeCronTicks(0, w.toBytes()));
+        Long latest = r.optI64();
+        return new CronTicks(instant(latest), instant(r.i64()));
+    }
+
+    /** The dedup key of a schedule's tick. */
+    public static String tickKey(String scheduleName, Instant tick) {
+        ensureLoaded();
+        return reader(nativeTickKey(0, new Wire.Writer(64).string(scheduleName).i64(micros(tick)).toBytes())).string();
+    }
+
+    private static native byte[] nativeCronTicks(long none, byte[] request);
+
+    private static native byte[] nativeTickKey(long none, byte[] request);
+
     private static native byte[] nativeDescribe(long none, byte[] request);
 
     private static native byte[] nativeCanonicalJson(long none, byte[] request);
