@@ -140,7 +140,7 @@ public final class Schedule<T> {
          *
          * @throws IllegalArgumentException if the options set a key ({@code uniqueKey},
          *     {@code idempotencyKey}, {@code idempotent}), a {@code scope}, a {@code keyRetention},
-         *     a {@code runAt} or a {@code delay}
+         *     a {@code runAt}, a {@code delay}, a {@code debounce} or a {@code throttle}
          */
         public Builder<T> options(EnqueueOptions options) {
             requireArgument("options", options);
@@ -151,6 +151,8 @@ public final class Schedule<T> {
                     : options.keyRetention().isPresent() ? "keyRetention"
                     : options.runAt().isPresent() ? "runAt"
                     : options.delay().isPresent() ? "delay"
+                    : options.debounce().isPresent() ? "debounce"
+                    : options.throttle().isPresent() ? "throttle"
                     : null;
             if (set != null) {
                 throw new IllegalArgumentException("the options of schedule " + name + " set " + set

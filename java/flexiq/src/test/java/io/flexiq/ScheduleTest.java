@@ -259,6 +259,9 @@ class ScheduleTest {
             assertTrue(refusal(() -> Schedule.builder("r", "* * * * *", TICK, new Beat("b"))
                     .options(EnqueueOptions.builder().delay(java.time.Duration.ofSeconds(1)).build()))
                     .startsWith("the options of schedule r set delay"));
+            assertTrue(refusal(() -> Schedule.builder("r", "* * * * *", TICK, new Beat("b"))
+                    .options(EnqueueOptions.builder().throttle(java.time.Duration.ofSeconds(1)).build()))
+                    .startsWith("the options of schedule r set throttle"));
             // UTC as an offset is UTC; a region zone is read as itself.
             Schedule.builder("r", "0 2 * * *", TICK, new Beat("b")).zone(ZoneOffset.UTC).build();
             Schedule.builder("r", "0 2 * * *", TICK, new Beat("b")).zone(ZoneId.of("Europe/Berlin")).build();
