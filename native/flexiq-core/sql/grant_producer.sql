@@ -15,6 +15,7 @@ BEGIN
     -- Named, so that enqueueing works where EXECUTE was revoked from PUBLIC.
     EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.enqueue, {schema}.require,
                     {schema}.enqueue_keyed, {schema}.enqueue_one, {schema}.enqueue_flow,
+                    {schema}.insert_keyed,
                     {schema}.place_jobs,
                     {schema}.new_jobs, {schema}.request_of, {schema}.announce,
                     {schema}.micros_to_timestamptz TO %I',

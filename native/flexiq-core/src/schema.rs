@@ -84,6 +84,7 @@ const DEFINITIONS: &[Definition] = &[
     definition!("new_jobs"),
     definition!("request_of"),
     definition!("enqueue_keyed"),
+    definition!("insert_keyed"),
     definition!("enqueue_one"),
     definition!("enqueue_flow"),
     definition!("require"),

@@ -43,19 +43,12 @@ BEGIN
          WHERE j.key_held AND j.key_scope = p_scope[1] AND j.key_digest = p_key_digest[1]
            FOR UPDATE;
         IF NOT FOUND THEN
-            v_id := nextval('{schema}.jobs_id_seq');
-            INSERT INTO {schema}.jobs
-            SELECT n.*
-              FROM {schema}.new_jobs(ARRAY[v_id], p_payload, p_queue, p_task, p_priority,
-                       p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms,
-                       p_retry_max_ms, p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags,
-                       p_key_retention_ms, p_flow, p_scope, p_key_digest, p_key_preview) n
-                ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING
-            RETURNING state INTO v_state;
-            IF FOUND THEN
-                IF p_announce AND v_state = 'available' THEN
-                    PERFORM {schema}.announce(p_queue);
-                END IF;
+            v_id := {schema}.insert_keyed(p_payload, p_queue, p_task, p_priority,
+                        p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms,
+                        p_retry_max_ms, p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags,
+                        p_key_retention_ms, p_flow, p_scope, p_key_digest, p_key_preview,
+                        p_announce);
+            IF v_id IS NOT NULL THEN
                 RETURN QUERY SELECT v_id, true, NULL::jsonb, NULL::text;
                 RETURN;
             END IF;

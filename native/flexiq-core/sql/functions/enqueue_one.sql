@@ -31,7 +31,6 @@ LANGUAGE plpgsql AS $$
 DECLARE
     v_id bigint;
     v_usable boolean;
-    v_state text;
 BEGIN
     SELECT j.id,
            (j.held_until IS NULL OR j.held_until > now())
@@ -54,22 +53,11 @@ BEGIN
     END IF;
 
     IF v_id IS NULL THEN
-        -- The id is drawn before new_jobs is called: an argument holding a volatile call would
-        -- keep PostgreSQL from inlining the function, and planning it on every call costs
-        -- more than the insert.
-        v_id := nextval('{schema}.jobs_id_seq');
-        INSERT INTO {schema}.jobs
-        SELECT n.*
-          FROM {schema}.new_jobs(ARRAY[v_id], p_payload, p_queue, p_task, p_priority,
-                   p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms,
-                   p_retry_max_ms, p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags,
-                   p_key_retention_ms, p_flow, p_scope, p_key_digest, p_key_preview) n
-            ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING
-        RETURNING state INTO v_state;
-        IF FOUND THEN
-            IF p_announce AND v_state = 'available' THEN
-                PERFORM {schema}.announce(p_queue);
-            END IF;
+        v_id := {schema}.insert_keyed(p_payload, p_queue, p_task, p_priority, p_run_at_micros,
+                    p_delay_ms, p_max_attempts, p_retry_initial_ms, p_retry_max_ms,
+                    p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags, p_key_retention_ms,
+                    p_flow, p_scope, p_key_digest, p_key_preview, p_announce);
+        IF v_id IS NOT NULL THEN
             RETURN QUERY SELECT v_id, true, NULL::jsonb;
             RETURN;
         END IF;

@@ -264,7 +264,7 @@ public final class WorkerBench {
      */
     static double claimAndCompleteLimit(FlexiQ queue, PostgresServer pg, int jobs, int processes, boolean analyzed)
             throws Exception {
-        fill(queue, pg, jobs, Instant.now());
+        fill(queue, pg, jobs, Instant.now(), 0);
         if (analyzed) {
             try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement s = c.createStatement()) {
                 s.execute("ANALYZE " + SCHEMA + ".jobs");
