@@ -17,8 +17,8 @@ BEGIN
     -- Giving jobs back announces them to idle workers.
     EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.announce TO %I', v_role);
     -- Claims count running jobs by concurrency key and keep rate limits' recent starts.
-    EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.concurrency_running, {schema}.rate_room
-                    TO %I', v_role);
+    EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.limit_claim, {schema}.rate_room TO %I',
+                   v_role);
     EXECUTE format('GRANT SELECT, UPDATE (recent) ON {schema}.rate_limits TO %I', v_role);
 END
 $$
