@@ -1,6 +1,6 @@
 //! Flow control against a real PostgreSQL: debounce, throttle and deadlines.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! Key release when a job leaves the active states, retention windows and their expiry.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,12 +2,12 @@
 //! checksum differs (or is missing) is applied again on the next migrate, one that has not
 //! changed is left alone.
 
-mod common;
+use crate::common;
 
 use flexiq_core::{Client, ClientConfig};
 
 /// The definition the tests break and mend: its body, as the file has it, is checked below.
-const MICROS_FILE: &str = include_str!("../sql/functions/micros_to_timestamptz.sql");
+const MICROS_FILE: &str = include_str!("../../sql/functions/micros_to_timestamptz.sql");
 
 /// Replaces micros_to_timestamptz, same signature, with a body that ignores its argument.
 const BREAK_MICROS: &str =

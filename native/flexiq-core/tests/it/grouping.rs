@@ -2,7 +2,7 @@
 //! calls share statements, each gets the answer it would have had alone, and a call stuck on a
 //! lock holds up nobody else.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

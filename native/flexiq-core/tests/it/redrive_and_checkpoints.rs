@@ -1,6 +1,6 @@
 //! Checkpoints that later attempts read back, redrives under their own keys, and wake-ups.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! durations up to 36500 days, retries that grow without bound, schema names that leave room
 //! for their wake-up channel.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -1,7 +1,7 @@
 //! Claiming under leases, retries with backoff, dead letters, expired leases and giving
 //! attempts back.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -326,7 +326,7 @@ async fn a_claim_commits_without_waiting_for_its_flush_and_leaves_the_session_as
     let mut c = PgConnection::connect(&common::server().url())
         .await
         .expect("connect");
-    let sql = include_str!("../sql/claim.sql").replace("{schema}", client.schema());
+    let sql = include_str!("../../sql/claim.sql").replace("{schema}", client.schema());
     let setting = "SELECT current_setting('synchronous_commit')";
     // Test servers may run without durable commits; this session asks for them.
     sqlx::query("SET synchronous_commit = on")

@@ -3,7 +3,7 @@
 //! itself says which of the client's sessions are encrypted (`pg_stat_ssl`), asked over a
 //! connection of the test's own. Certificates come from `tests/tls/make-certs.sh`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,14 +1,14 @@
 //! Upgrading a schema that holds jobs: a schema migrated to an earlier version, with jobs in
 //! every state, is migrated to the latest and keeps its jobs.
 
-mod common;
+use crate::common;
 
 use flexiq_core::{Attempt, Client, ClientConfig};
 use sqlx::Connection;
 
-const BOOTSTRAP: &str = include_str!("../sql/migrate/bootstrap.sql");
-const JOBS: &str = include_str!("../migrations/0001_jobs.sql");
-const RUNNING: &str = include_str!("../migrations/0002_running.sql");
+const BOOTSTRAP: &str = include_str!("../../sql/migrate/bootstrap.sql");
+const JOBS: &str = include_str!("../../migrations/0001_jobs.sql");
+const RUNNING: &str = include_str!("../../migrations/0002_running.sql");
 
 /// Jobs in every state, as a schema at version 2 could hold them; `stale` is a finished job
 /// that kept a lease (nothing in that version stopped it), `running` holds a live lease.

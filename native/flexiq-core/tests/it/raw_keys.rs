@@ -1,6 +1,6 @@
 //! The raw key never reaches PostgreSQL: not its tables, not its log.
 
-mod common;
+use crate::common;
 
 use flexiq_core::JobRequest;
 

@@ -2,7 +2,7 @@
 //! refused what the other (or only the owner) may do. PUBLIC's EXECUTE on the schema's
 //! functions is revoked first, as hardened databases do, so the grants must name what they need.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! fails naming the pool; a statement that may run twice runs again when its idle connection
 //! turns out to be dead, and one that may not never does.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! deduplicates against the core's own enqueue for the same key, returns conflicts as data and
 //! refuses bad input with SQLSTATE 22023.
 
-mod common;
+use crate::common;
 
 use flexiq_core::{keys, Client, Grant, JobRequest, Outcome, RetryPolicy, Schedule};
 use serde_json::Value;

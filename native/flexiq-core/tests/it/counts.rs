@@ -1,7 +1,7 @@
 //! Jobs counted by queue and state: exact for the states that come and go and for the dead
 //! letters, and read through partial indexes, so that finished jobs are never read.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -36,7 +36,7 @@ async fn seq_scans(client: &Client) -> Vec<String> {
     let pool = sqlx::PgPool::connect(&common::server().url())
         .await
         .expect("connect");
-    let sql = include_str!("../sql/count_jobs.sql").replace("{schema}", client.schema());
+    let sql = include_str!("../../sql/count_jobs.sql").replace("{schema}", client.schema());
     let row = sqlx::query(&format!("EXPLAIN (FORMAT JSON) {sql}"))
         .fetch_one(&pool)
         .await

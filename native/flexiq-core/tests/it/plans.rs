@@ -3,7 +3,7 @@
 //! given job ids reads the running jobs through the lease index. Checked on the generic plan, which a prepared statement is
 //! cached as after a few runs, from its shape (never its time).
 
-mod common;
+use crate::common;
 
 use flexiq_core::Client;
 use serde_json::Value;
@@ -27,7 +27,7 @@ macro_rules! statement {
     ($name:literal, $types:literal, $args:literal, $by_id:literal) => {
         Statement {
             name: $name,
-            sql: include_str!(concat!("../sql/", $name, ".sql")),
+            sql: include_str!(concat!("../../sql/", $name, ".sql")),
             types: $types,
             args: $args,
             by_id: $by_id,
@@ -81,7 +81,7 @@ const STATEMENTS: &[Statement] = &[
     // statements read is counted below.)
     Statement {
         name: "enqueue_calls",
-        sql: include_str!("../sql/enqueue_calls.sql"),
+        sql: include_str!("../../sql/enqueue_calls.sql"),
         types: ENQUEUE_TYPES,
         args: ENQUEUE_ARGS,
         by_id: false,

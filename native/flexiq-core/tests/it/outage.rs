@@ -1,7 +1,7 @@
 //! PostgreSQL going away and coming back: calls fail fast and typed while it is away, nothing
 //! is half-written, and once it is back no call fails for a connection from before.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! Keyed and unkeyed enqueue against a real PostgreSQL.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

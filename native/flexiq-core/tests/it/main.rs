@@ -1,0 +1,23 @@
+//! The integration tests of the core, against a real PostgreSQL: one test binary, so that the
+//! workspace links it once.
+
+mod common;
+mod counts;
+mod definitions;
+mod enqueue;
+mod flow;
+mod grants;
+mod grouping;
+mod lifecycle;
+mod limits;
+mod migrations;
+mod outage;
+mod plans;
+mod pool;
+mod raw_keys;
+mod redrive_and_checkpoints;
+mod running;
+mod schedule_vectors;
+mod sql_producer;
+mod tls;
+mod vectors;
