@@ -27,15 +27,14 @@ WITH async AS MATERIALIZED (
                        AND j.task = ANY ($2)
                        AND j.run_at <= now()
                        AND (j.deadline IS NULL OR j.deadline > now())
-                       -- A job whose key already runs as many jobs as its limit is passed over,
-                       -- so that the jobs behind it are claimed. (This count may be a moment
-                       -- old; the decision below is not.)
+                       -- A job whose key already runs as many jobs as its limit (its limit-th
+                       -- running job exists) is passed over, so that the jobs behind it are
+                       -- claimed. (This look may be a moment old; the decision below is not.)
                        AND (j.concurrency_key IS NULL
-                            OR (SELECT count(*)
-                                  FROM (SELECT FROM {schema}.jobs r
-                                         WHERE r.concurrency_key = j.concurrency_key
-                                           AND r.state = 'running'
-                                         LIMIT j.concurrency_limit) l) < j.concurrency_limit)
+                            OR NOT EXISTS (SELECT FROM {schema}.jobs r
+                                            WHERE r.concurrency_key = j.concurrency_key
+                                              AND r.state = 'running'
+                                           OFFSET j.concurrency_limit - 1))
                      ORDER BY j.priority DESC, j.run_at, j.id
                      LIMIT $3
                        FOR UPDATE SKIP LOCKED) c

@@ -18,6 +18,7 @@ LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     v_locked text[];
     v_free bigint[];
+    v_limits text[];
     v_chosen bigint[];
 BEGIN
     v_locked := ARRAY(SELECT d.key
@@ -25,22 +26,33 @@ BEGIN
                                WHERE k.key IS NOT NULL) d
                        WHERE pg_try_advisory_xact_lock(hashtext('{schema}.concurrency'),
                                                        hashtext(d.key)));
-    -- Within a key, in claim order, as many as its limit leaves room for.
+    -- Within a key, in claim order, as many as its limit leaves room for: the locked keys'
+    -- running jobs counted in one index scan.
     v_free := ARRAY(
         SELECT c.id
           FROM (SELECT c.*, row_number() OVER (PARTITION BY c.key ORDER BY c.ord) AS rank
                   FROM unnest(p_ids, p_keys, p_limits) WITH ORDINALITY AS c(id, key, lim, ord)) c
-          LEFT JOIN LATERAL (SELECT count(*) AS jobs FROM {schema}.jobs j
-                              WHERE j.concurrency_key = c.key AND j.state = 'running'
-                                AND c.key = ANY (v_locked)) r ON true
-         WHERE c.key IS NULL OR (c.key = ANY (v_locked) AND c.rank <= c.lim - r.jobs)
+          LEFT JOIN unnest(v_locked) AS l(key) ON l.key = c.key
+          LEFT JOIN (SELECT j.concurrency_key AS key, count(*) AS jobs
+                       FROM {schema}.jobs j
+                      WHERE j.concurrency_key = ANY (v_locked) AND j.state = 'running'
+                      GROUP BY j.concurrency_key) r ON r.key = c.key
+         WHERE c.key IS NULL OR (l.key IS NOT NULL AND c.rank <= c.lim - coalesce(r.jobs, 0))
          ORDER BY c.ord);
 
-    PERFORM FROM {schema}.rate_limits l
-      WHERE l.name = ANY (ARRAY(SELECT 'queue:' || q FROM unnest(p_queues) q
-                                UNION SELECT 'key:' || k FROM unnest(p_keys) k WHERE k IS NOT NULL))
-      ORDER BY l.name
-        FOR UPDATE;
+    v_limits := ARRAY(
+        SELECT l.name
+          FROM {schema}.rate_limits l
+         WHERE l.name = ANY (ARRAY(SELECT 'queue:' || q FROM unnest(p_queues) q
+                                   UNION SELECT 'key:' || k FROM unnest(p_keys) k
+                                          WHERE k IS NOT NULL))
+         ORDER BY l.name
+           FOR UPDATE);
+    IF cardinality(v_limits) = 0 THEN
+        -- No rate limit bears on these candidates: those their keys let start, start.
+        RETURN QUERY SELECT unnest(v_free);
+        RETURN;
+    END IF;
     -- Within a queue and within a key, in claim order, as many as their rate limits allow.
     v_chosen := ARRAY(
         SELECT c.id
