@@ -43,6 +43,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "flow control: deadlines, debounce and throttle",
         sql: include_str!("../migrations/0005_flow.sql"),
     },
+    Migration {
+        version: 7,
+        description: "maintenance: finished jobs indexed for pruning",
+        sql: include_str!("../migrations/0007_maintenance.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,
