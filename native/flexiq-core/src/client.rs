@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::announcer::Announcer;
 use crate::error::{Error, Result};
 use crate::grouping::Grouping;
+use crate::maintenance::Election;
 use crate::pool::{Pool, Repeat};
 use crate::schema::{self, Schema};
 use crate::statement;
@@ -52,6 +53,7 @@ pub struct Client {
     pub(crate) announcer: Arc<Announcer>,
     pub(crate) grouping: Grouping,
     pub(crate) wakeups: Wakeups,
+    pub(crate) election: Election,
     pub(crate) schema: Schema,
     pub(crate) sql: Statements,
 }
@@ -75,6 +77,8 @@ pub(crate) struct Statements {
     pub finish_job: String,
     pub purge: String,
     pub expire_keys: String,
+    pub elect_maintainer: String,
+    pub prune_finished: String,
     pub set_rate_limit: String,
     pub remove_rate_limit: String,
     pub count_jobs: String,
@@ -172,6 +176,8 @@ impl Statements {
             finish_job: s.statement(include_str!("../sql/finish_job.sql")),
             purge: s.statement(include_str!("../sql/purge.sql")),
             expire_keys: s.statement(include_str!("../sql/expire_keys.sql")),
+            elect_maintainer: s.statement(include_str!("../sql/elect_maintainer.sql")),
+            prune_finished: s.statement(include_str!("../sql/prune_finished.sql")),
             set_rate_limit: s.statement(include_str!("../sql/set_rate_limit.sql")),
             remove_rate_limit: s.statement(include_str!("../sql/remove_rate_limit.sql")),
             count_jobs: s.statement(include_str!("../sql/count_jobs.sql")),
@@ -212,6 +218,7 @@ impl Client {
         let client = Client {
             sql: Statements::for_schema(&schema),
             wakeups: Wakeups::new(options, schema.channel()),
+            election: Election::default(),
             announcer: Arc::new(Announcer::new(
                 Arc::clone(&pool),
                 schema.statement(include_str!("../sql/announce.sql")),

@@ -13,6 +13,7 @@ mod grants;
 mod grouping;
 pub mod jobs;
 pub mod keys;
+pub mod maintenance;
 mod pool;
 pub mod queries;
 mod rate_limits;
@@ -30,6 +31,7 @@ pub use enqueue::{EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue,
 pub use error::{Conflict, Error, Result};
 pub use grants::Grant;
 pub use jobs::{JobCount, JobInfo, Redrive};
+pub use maintenance::{MaintenanceReport, Retention};
 pub use queries::{JobPage, JobQuery, Throughput};
 pub use rate_limits::RateTarget;
 pub use request::{Flow, JobRequest, RetryPolicy, Schedule};

@@ -122,15 +122,26 @@ impl Pool {
         }
         let connection = tokio::time::timeout(self.connect_timeout, self.open())
             .await
-            .map_err(|_| {
-                Error::Unavailable(format!(
-                    "could not connect to {} within {:?}; check that PostgreSQL runs there and \
-                     is reachable, or raise connectTimeout",
-                    tls::target(&self.options),
-                    self.connect_timeout
-                ))
-            })??;
+            .map_err(|_| self.unreachable())??;
         Ok(self.lent(connection, false))
+    }
+
+    /// A connection of its own, outside the pool and its limit, for a session that must outlive
+    /// any one call (maintenance's election); fails as [`Pool::run`] does when PostgreSQL cannot
+    /// be reached within the connect timeout.
+    pub async fn dedicated(&self) -> Result<PgConnection> {
+        tokio::time::timeout(self.connect_timeout, self.open())
+            .await
+            .map_err(|_| self.unreachable())?
+    }
+
+    fn unreachable(&self) -> Error {
+        Error::Unavailable(format!(
+            "could not connect to {} within {:?}; check that PostgreSQL runs there and is \
+             reachable, or raise connectTimeout",
+            tls::target(&self.options),
+            self.connect_timeout
+        ))
     }
 
     /// A new connection, JIT compilation off.

@@ -48,6 +48,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "operator queries: finished jobs and released keys indexed",
         sql: include_str!("../migrations/0006_operator_queries.sql"),
     },
+    Migration {
+        version: 7,
+        description: "maintenance: finished jobs indexed for pruning",
+        sql: include_str!("../migrations/0007_maintenance.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,

@@ -10,6 +10,7 @@ mod client;
 mod codes;
 mod grants;
 mod handles;
+mod maintenance;
 mod recipe;
 mod runtime;
 mod schedule;
@@ -53,6 +54,9 @@ static NATIVES: &[Native] = natives! {
     "nativePurge" => on_client(client::purge),
     "nativeMarkCompleted" => on_client(client::mark_completed),
     "nativeExpireKeys" => on_client(client::expire_keys),
+    "nativeMaintain" => on_client(maintenance::maintain),
+    "nativeRunMaintenance" => on_client(maintenance::run_maintenance),
+    "nativeResignMaintenance" => on_client(maintenance::resign_maintenance),
     "nativeCountJobs" => on_client(client::count_jobs),
     "nativeSetRateLimit" => on_client(client::set_rate_limit),
     "nativeRemoveRateLimit" => on_client(client::remove_rate_limit),

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use flexiq_core::{Attempt, ClaimedJob, Client};
+use flexiq_core::{Attempt, ClaimedJob, Client, RescuedJob};
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
 
@@ -147,8 +147,13 @@ pub(crate) fn rescue_expired(
     w: &mut Writer,
 ) -> BridgeResult<()> {
     let moved = block_on(client.rescue_expired())??;
+    write_rescued(&moved, w)
+}
+
+/// Rescued jobs, as `nativeRescueExpired` answers them.
+pub(crate) fn write_rescued(moved: &[RescuedJob], w: &mut Writer) -> BridgeResult<()> {
     w.count(moved.len())?;
-    for job in &moved {
+    for job in moved {
         w.i64(job.id);
         w.string(&job.queue)?;
         w.string(&job.task)?;

@@ -10,6 +10,7 @@ mod grants;
 mod grouping;
 mod lifecycle;
 mod limits;
+mod maintenance;
 mod migrations;
 mod outage;
 mod plans;

@@ -1,6 +1,5 @@
 package io.flexiq;
 
-import io.flexiq.internal.NativeBridge;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
@@ -76,7 +75,7 @@ final class Claimer implements Runnable {
                     continue;
                 }
                 if (System.nanoTime() - lastRescue > TimeUnit.MILLISECONDS.toNanos(pollMillis)) {
-                    rescued(store.rescueExpired());
+                    Rescues.report(store.rescueExpired(), listeners);
                     lastRescue = System.nanoTime();
                 }
                 claimOnce();
@@ -91,29 +90,6 @@ final class Claimer implements Runnable {
                     return;
                 }
                 retryMillis = Math.min(2 * retryMillis, pollMillis);
-            }
-        }
-    }
-
-    /**
-     * Logs and publishes the jobs a rescue moved: their worker lost them, or their deadline passed
-     * while they waited, so nobody else says so.
-     */
-    private void rescued(List<NativeBridge.Rescued> moved) {
-        for (NativeBridge.Rescued r : moved) {
-            String job = HeldAttempt.describe(r.id(), r.task(), r.queue());
-            if (r.late()) {
-                LOG.error("{} is dead: {} (redrive it to run it anyway)", job, r.error());
-            } else if (r.dead()) {
-                LOG.error("{} is dead: the lease of attempt {} of {} passed (its worker died or stalled), and it has"
-                        + " no attempts left (redrive it to run it again)", job, r.attempt(), r.maxAttempts());
-            } else {
-                LOG.warn("{}: the lease of attempt {} of {} passed (its worker died or stalled); the job is due"
-                        + " again", job, r.attempt(), r.maxAttempts());
-            }
-            if (listeners.active()) {
-                listeners.job(JobEvent.changed(r.dead() ? JobEvent.Kind.DEAD_LETTERED : JobEvent.Kind.RESCUED, r.id(),
-                        r.task(), r.queue(), r.attempt(), r.maxAttempts(), r.error()));
             }
         }
     }

@@ -47,13 +47,17 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private final Trouble outage = Trouble.outage(System::nanoTime);
     /** Enqueues the ticks of this client's schedules; made with the first one. */
     private Scheduler scheduler;
+    private final Maintenance maintenance;
+    /** This client's part in its schema's maintenance; started with the first worker, if enabled. */
+    private Maintainer maintainer;
 
     /** Package-private so that worker logic can be tested on a client that never connected. */
-    FlexiQ(long handle, String schema, PayloadSerializer serializer, Duration keyRetention) {
+    FlexiQ(long handle, String schema, PayloadSerializer serializer, Duration keyRetention, Maintenance maintenance) {
         this.handle = handle;
         this.schema = schema;
         this.serializer = serializer;
         this.keyRetention = keyRetention;
+        this.maintenance = maintenance;
     }
 
     /**
@@ -334,14 +338,47 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
-     * Maintenance: releases the keys of finished jobs whose retention window has passed. New
-     * enqueues take such keys over anyway; this keeps the index of held keys small.
+     * Releases the keys of finished jobs whose retention window has passed. New enqueues take
+     * such keys over anyway; this keeps the index of held keys small. Maintenance does it at
+     * every pass (see {@link Maintenance}); this does it now.
      *
      * @return how many keys were released
      */
     public long expireKeys() {
         requireOpen();
         return NativeBridge.expireKeys(handle);
+    }
+
+    /**
+     * Runs one maintenance pass now, whichever client of the schema runs maintenance (see
+     * {@link Maintenance}), with this client's {@link Builder#maintenance maintenance options}:
+     * releases the keys whose retention has passed, puts back to work the jobs whose lease has
+     * passed (logged and published to listeners as a worker's rescue is), and deletes finished
+     * jobs whose retention has passed and whose key is free, up to 100 batches. Safe while other
+     * clients run passes.
+     *
+     * @return what the pass did
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public MaintenanceReport runMaintenance() {
+        requireOpen();
+        NativeBridge.MaintenancePass pass = NativeBridge.runMaintenance(handle, maintenance);
+        Rescues.report(pass.rescued(), listeners);
+        return pass.report();
+    }
+
+    /**
+     * Whether this client runs its schema's maintenance: it holds the schema's maintenance lock
+     * and ran the last pass (see {@link Maintenance}). False until it has built a worker, and
+     * always false when maintenance is disabled.
+     */
+    public boolean runsMaintenance() {
+        requireOpen();
+        Maintainer m;
+        synchronized (this) {
+            m = maintainer;
+        }
+        return m != null && m.elected();
     }
 
     /**
@@ -568,6 +605,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         requireOpen();
         closeScheduler();
         closeWorkers();
+        closeMaintainer();
         NativeBridge.dropSchema(handle);
         close();
     }
@@ -582,6 +620,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         if (closed.compareAndSet(false, true)) {
             closeScheduler();
             closeWorkers();
+            closeMaintainer();
             NativeBridge.close(handle);
             listeners.close();
             LOG.info("client of schema {} closed", schema);
@@ -598,6 +637,17 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         }
     }
 
+    /** Stops taking part in maintenance, freeing the schema's maintenance lock if this client held it. */
+    private void closeMaintainer() {
+        Maintainer m;
+        synchronized (this) {
+            m = maintainer;
+        }
+        if (m != null) {
+            m.close();
+        }
+    }
+
     private void closeWorkers() {
         for (Worker worker : workers) {
             worker.close();
@@ -611,6 +661,21 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             workers.remove(worker);
             worker.close();
             requireOpen();
+        }
+        startMaintenance();
+    }
+
+    /** Takes part in the schema's maintenance from the first worker on, unless disabled. */
+    private void startMaintenance() {
+        if (!maintenance.enabled()) {
+            return;
+        }
+        synchronized (this) {
+            // Under the lock that closeMaintainer takes after marking the client closed.
+            if (maintainer == null && !closed.get()) {
+                maintainer = new Maintainer(handle, schema, maintenance, listeners, outage);
+                maintainer.start();
+            }
         }
     }
 
@@ -675,6 +740,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         private boolean migrate;
         private PayloadSerializer serializer;
         private Duration keyRetention;
+        private Maintenance maintenance = Maintenance.defaults();
         private final List<FlexiQListener> listeners = new ArrayList<>();
 
         private Builder(String url) {
@@ -760,6 +826,17 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             return this;
         }
 
+        /**
+         * How this client takes part in its schema's maintenance (default
+         * {@link Maintenance#defaults()}: from its first worker on, completed and cancelled jobs
+         * kept 24 hours, dead ones 7 days); {@code Maintenance.builder().enabled(false).build()}
+         * opts out. The retentions also apply to {@link FlexiQ#runMaintenance()}.
+         */
+        public Builder maintenance(Maintenance maintenance) {
+            this.maintenance = Objects.requireNonNull(maintenance, "maintenance");
+            return this;
+        }
+
         /** Adds a listener of the client's enqueues and of its workers' jobs (see {@link FlexiQListener}). */
         public Builder listener(FlexiQListener listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -778,7 +855,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
             long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(),
                     acquireTimeout.toMillis(), migrate);
-            FlexiQ client = new FlexiQ(handle, schema, s, keyRetention);
+            FlexiQ client = new FlexiQ(handle, schema, s, keyRetention, maintenance);
             listeners.forEach(client.listeners::add);
             LOG.info("connected to {} (schema {}{}, pool of {})", redacted(url), schema,
                     migrate ? ", migrated" : "", poolSize);

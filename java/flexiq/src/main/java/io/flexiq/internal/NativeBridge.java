@@ -4,6 +4,8 @@ import io.flexiq.EnqueueOptions;
 import io.flexiq.EnqueueOutcome;
 import io.flexiq.JobCount;
 import io.flexiq.JobState;
+import io.flexiq.Maintenance;
+import io.flexiq.MaintenanceReport;
 import io.flexiq.NativeLibraryException;
 import io.flexiq.NonReplaceableReason;
 import io.flexiq.RedriveResult;
@@ -463,6 +465,48 @@ public final class NativeBridge {
         return reader(nativeExpireKeys(client, null)).i64();
     }
 
+    /**
+     * Runs a maintenance pass if this client's session holds its schema's maintenance lock,
+     * trying for the lock first when it does not; null when another client's session holds it.
+     */
+    public static MaintenancePass maintain(long client, Maintenance options) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeMaintain(client, retention(options)));
+        return r.bool() ? maintenancePass(r) : null;
+    }
+
+    /** Runs a maintenance pass now, through the pool, whichever client holds the lock. */
+    public static MaintenancePass runMaintenance(long client, Maintenance options) {
+        ensureLoaded();
+        return maintenancePass(reader(nativeRunMaintenance(client, retention(options))));
+    }
+
+    /** Closes this client's maintenance session, freeing the lock if it held it. */
+    public static void resignMaintenance(long client) {
+        ensureLoaded();
+        nativeResignMaintenance(client, null);
+    }
+
+    /** What a maintenance pass did, and the jobs it moved, for the logs and listeners. */
+    public record MaintenancePass(MaintenanceReport report, List<Rescued> rescued) {}
+
+    private static byte[] retention(Maintenance m) {
+        return new Wire.Writer(32).i64(m.completedRetention().toMillis()).i64(m.cancelledRetention().toMillis())
+                .i64(m.deadRetention().toMillis()).i64(m.batchSize()).toBytes();
+    }
+
+    private static MaintenancePass maintenancePass(Wire.Reader r) {
+        long keysReleased = r.i64();
+        List<Rescued> rescued = rescued(r);
+        long completed = r.i64();
+        long cancelled = r.i64();
+        long dead = r.i64();
+        boolean more = r.bool();
+        int deadLettered = (int) rescued.stream().filter(Rescued::dead).count();
+        return new MaintenancePass(new MaintenanceReport(keysReleased, rescued.size() - deadLettered, deadLettered,
+                completed, cancelled, dead, more), rescued);
+    }
+
     /** Redrives a dead job. */
     public static RedriveResult redrive(long client, long jobId, String redriveKey) {
         ensureLoaded();
@@ -572,7 +616,10 @@ public final class NativeBridge {
     /** Puts back to work the running jobs whose lease has passed; returns them. */
     public static List<Rescued> rescueExpired(long client) {
         ensureLoaded();
-        Wire.Reader r = reader(nativeRescueExpired(client, null));
+        return rescued(reader(nativeRescueExpired(client, null)));
+    }
+
+    private static List<Rescued> rescued(Wire.Reader r) {
         int n = r.i32();
         List<Rescued> rescued = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -694,6 +741,12 @@ public final class NativeBridge {
     private static native byte[] nativeMarkCompleted(long client, byte[] request);
 
     private static native byte[] nativeExpireKeys(long client, byte[] request);
+
+    private static native byte[] nativeMaintain(long client, byte[] request);
+
+    private static native byte[] nativeRunMaintenance(long client, byte[] request);
+
+    private static native byte[] nativeResignMaintenance(long client, byte[] request);
 
     private static native byte[] nativeSetRateLimit(long client, byte[] request);
 

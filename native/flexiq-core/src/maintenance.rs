@@ -1,0 +1,200 @@
+//! Maintenance: what keeps a schema in shape when no call asks for it. Each pass releases the
+//! keys whose retention has passed, rescues the expired leases of every queue, and deletes the
+//! finished jobs whose retention has passed, in bounded batches.
+//!
+//! One client per schema runs the passes: the one whose dedicated session holds the schema's
+//! advisory lock (sql/elect_maintainer.sql). The others try again at each of their ticks, and
+//! one of them wins within a tick of the holder's session closing, which is what a dying
+//! process does to it. Passes are safe to run concurrently anyway (every statement locks what
+//! it changes, skipping or waiting on what others hold), so an operator may run one on demand
+//! through the pool while the elected client runs its own.
+
+use sqlx::postgres::PgConnection;
+use sqlx::{Connection, FromRow};
+use tokio::sync::Mutex;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::pool::Repeat;
+use crate::running::RescuedJob;
+
+/// How long finished jobs are kept, by final state, and how many rows one statement deletes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    pub completed_ms: i64,
+    pub cancelled_ms: i64,
+    pub dead_ms: i64,
+    /// The most jobs of each final state one delete statement removes.
+    pub batch_size: i64,
+}
+
+/// The most delete statements one pass runs, so that a pass over a large backlog of finished
+/// jobs ends and the next starts from a fresh look; the caller runs the next pass at once when
+/// this one stopped at the cap ([`MaintenanceReport::more_to_prune`]).
+pub const MAX_BATCHES_PER_PASS: u32 = 100;
+
+impl Retention {
+    fn check(&self) -> Result<()> {
+        let retentions = [
+            ("completedRetention", self.completed_ms),
+            ("cancelledRetention", self.cancelled_ms),
+            ("deadRetention", self.dead_ms),
+        ];
+        for (name, ms) in retentions {
+            if ms < 0 {
+                return Err(Error::InvalidArgument(format!(
+                    "maintenance {name} is {ms} ms; it must not be negative"
+                )));
+            }
+        }
+        if !(1..=100_000).contains(&self.batch_size) {
+            return Err(Error::InvalidArgument(format!(
+                "maintenance batchSize is {}; it must be between 1 and 100000",
+                self.batch_size
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What one pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MaintenanceReport {
+    /// Keys of finished jobs released because their retention had passed.
+    pub keys_released: u64,
+    /// Jobs moved because their lease or deadline had passed (see
+    /// [`Client::rescue_expired`]).
+    pub rescued: Vec<RescuedJob>,
+    pub completed_deleted: u64,
+    pub cancelled_deleted: u64,
+    pub dead_deleted: u64,
+    /// Whether the pass stopped at [`MAX_BATCHES_PER_PASS`] with jobs left to delete.
+    pub more_to_prune: bool,
+}
+
+/// How many jobs one delete statement removed, by state.
+#[derive(Debug, FromRow)]
+struct Pruned {
+    completed: i64,
+    cancelled: i64,
+    dead: i64,
+}
+
+/// This client's session in the election: open while the client takes part, holding the lock
+/// once it has won.
+#[derive(Default)]
+pub(crate) struct Election {
+    session: Mutex<Option<Session>>,
+}
+
+struct Session {
+    connection: PgConnection,
+    elected: bool,
+}
+
+impl Client {
+    /// Runs a pass if this client runs the schema's maintenance, trying to win the election
+    /// first when it does not; `None` when another client's session holds it.
+    ///
+    /// A failure closes this client's session, and with it the lock if it held it: the next
+    /// call starts over, and meanwhile another client may win.
+    pub async fn maintain(&self, retention: &Retention) -> Result<Option<MaintenanceReport>> {
+        retention.check()?;
+        let mut guard = self.election.session.lock().await;
+        let outcome = self.elected_pass(&mut guard, retention).await;
+        if outcome.is_err() {
+            *guard = None;
+        }
+        outcome
+    }
+
+    async fn elected_pass(
+        &self,
+        session: &mut Option<Session>,
+        retention: &Retention,
+    ) -> Result<Option<MaintenanceReport>> {
+        let session = match session {
+            Some(s) => s,
+            None => session.insert(Session {
+                connection: self.pool.dedicated().await?,
+                elected: false,
+            }),
+        };
+        if !session.elected {
+            session.elected = sqlx::query_scalar(&self.sql.elect_maintainer)
+                .fetch_one(&mut session.connection)
+                .await?;
+            if !session.elected {
+                return Ok(None);
+            }
+        }
+        Ok(Some(self.pass(&mut session.connection, retention).await?))
+    }
+
+    /// Whether this client's session holds the schema's maintenance lock, as of its last pass.
+    pub async fn runs_maintenance(&self) -> bool {
+        let session = self.election.session.lock().await;
+        session.as_ref().is_some_and(|s| s.elected)
+    }
+
+    /// Leaves the election: closes this client's session, which frees the lock if it held it,
+    /// so that another client takes over at its next try.
+    pub async fn resign_maintenance(&self) {
+        let session = self.election.session.lock().await.take();
+        if let Some(s) = session {
+            // Closing politely or not, the server ends the session and frees its locks.
+            let _ = s.connection.close().await;
+        }
+    }
+
+    /// Runs one pass now through the pool, elected or not: for operators and tests.
+    pub async fn run_maintenance(&self, retention: &Retention) -> Result<MaintenanceReport> {
+        retention.check()?;
+        Ok(self
+            .pool
+            // Every statement of a pass may run again: it redoes only what is still left to do.
+            .run(Repeat::Safe, async |c| self.pass(c, retention).await)
+            .await??)
+    }
+
+    /// One pass on `c`: keys, then leases, then finished jobs (whose keys the first step may
+    /// just have freed).
+    async fn pass(
+        &self,
+        c: &mut PgConnection,
+        retention: &Retention,
+    ) -> sqlx::Result<MaintenanceReport> {
+        let keys_released = sqlx::query(&self.sql.expire_keys)
+            .execute(&mut *c)
+            .await?
+            .rows_affected();
+        let rescued = sqlx::query_as(&self.sql.rescue_expired)
+            .fetch_all(&mut *c)
+            .await?;
+        let mut report = MaintenanceReport {
+            keys_released,
+            rescued,
+            ..MaintenanceReport::default()
+        };
+        for _ in 0..MAX_BATCHES_PER_PASS {
+            let pruned: Pruned = sqlx::query_as(&self.sql.prune_finished)
+                .bind(retention.completed_ms)
+                .bind(retention.cancelled_ms)
+                .bind(retention.dead_ms)
+                .bind(retention.batch_size)
+                .fetch_one(&mut *c)
+                .await?;
+            report.completed_deleted += pruned.completed as u64;
+            report.cancelled_deleted += pruned.cancelled as u64;
+            report.dead_deleted += pruned.dead as u64;
+            let full = [pruned.completed, pruned.cancelled, pruned.dead]
+                .iter()
+                .any(|&n| n >= retention.batch_size);
+            if !full {
+                return Ok(report);
+            }
+        }
+        report.more_to_prune = true;
+        Ok(report)
+    }
+}

@@ -1,0 +1,264 @@
+//! Maintenance: the election among clients of one schema, and what a pass does (keys released,
+//! expired leases rescued, finished jobs pruned by retention in bounded batches).
+
+use crate::common;
+
+use std::time::Duration;
+
+use flexiq_core::maintenance::MAX_BATCHES_PER_PASS;
+use flexiq_core::{Client, JobRequest, MaintenanceReport, Retention};
+
+const HOUR_MS: i64 = 3_600_000;
+
+fn retention(batch_size: i64) -> Retention {
+    Retention {
+        completed_ms: HOUR_MS,
+        cancelled_ms: 2 * HOUR_MS,
+        dead_ms: 3 * HOUR_MS,
+        batch_size,
+    }
+}
+
+/// Inserts `n` jobs of task `task` in `state`, finished `minutes` ago; with `held_for`, each
+/// holds a key of its own until that interval from now (negative: a window already closed).
+async fn finished(
+    client: &Client,
+    task: &str,
+    n: i64,
+    state: &str,
+    minutes: i64,
+    held_for: Option<&str>,
+) {
+    let (key_held, held_until) = match held_for {
+        Some(window) => ("true", format!("now() + interval '{window}'")),
+        None => ("false", "NULL".to_string()),
+    };
+    common::execute(
+        client,
+        &format!(
+            "INSERT INTO {{schema}}.jobs (queue, task, payload, state, priority, run_at, attempt,
+                 max_attempts, retry_initial_ms, retry_max_ms, retry_multiplier, retry_jitter,
+                 tags, key_scope, key_digest, key_held, held_until, created_at, finished_at)
+             SELECT 'default', '{task}', '{{}}', '{state}', 0, now(), 1, 3, 1000, 60000, 2, 0,
+                    '[]', '{task}', sha256(('{task}' || i)::bytea), {key_held}, {held_until},
+                    now() - interval '1 day', now() - {minutes} * interval '1 minute'
+               FROM generate_series(1, {n}) i"
+        ),
+    )
+    .await;
+}
+
+async fn count(client: &Client, task: &str) -> i64 {
+    common::scalar(
+        client,
+        &format!("SELECT count(*) FROM {{schema}}.jobs WHERE task = '{task}'"),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn pruning_keeps_each_final_state_for_its_retention_and_every_job_whose_key_is_held() {
+    let client = common::client().await;
+    finished(&client, "completed_old", 250, "completed", 90, None).await;
+    finished(&client, "completed_new", 10, "completed", 30, None).await;
+    finished(&client, "cancelled_old", 7, "cancelled", 150, None).await;
+    finished(&client, "cancelled_new", 5, "cancelled", 90, None).await;
+    finished(&client, "dead_old", 6, "dead", 200, None).await;
+    finished(&client, "dead_new", 4, "dead", 150, None).await;
+    finished(&client, "held", 3, "completed", 90, Some("1 hour")).await;
+    finished(&client, "released", 2, "completed", 90, Some("-1 minute")).await;
+    let waiting = client
+        .enqueue(&JobRequest::new("waiting", b"{}".to_vec()))
+        .await
+        .expect("enqueue")
+        .job_id;
+    common::execute(
+        &client,
+        &format!(
+            "UPDATE {{schema}}.jobs SET created_at = now() - interval '1 day' WHERE id = {waiting}"
+        ),
+    )
+    .await;
+
+    // Two rows a statement: the pass stops at its cap, with completed jobs left over.
+    let first = client.run_maintenance(&retention(2)).await.expect("pass");
+    assert_eq!(
+        (
+            first.keys_released,
+            first.completed_deleted,
+            first.cancelled_deleted,
+            first.dead_deleted
+        ),
+        (2, 2 * MAX_BATCHES_PER_PASS as u64, 7, 6),
+        "{first:?}"
+    );
+    assert!(first.more_to_prune);
+
+    let second = client
+        .run_maintenance(&retention(1000))
+        .await
+        .expect("pass");
+    assert_eq!(
+        second,
+        MaintenanceReport {
+            completed_deleted: 252 - 2 * MAX_BATCHES_PER_PASS as u64,
+            ..MaintenanceReport::default()
+        }
+    );
+    for (task, left) in [
+        ("completed_old", 0),
+        ("released", 0),
+        ("cancelled_old", 0),
+        ("dead_old", 0),
+        ("completed_new", 10),
+        ("cancelled_new", 5),
+        ("dead_new", 4),
+        ("held", 3),
+        ("waiting", 1),
+    ] {
+        assert_eq!(count(&client, task).await, left, "{task}");
+    }
+    assert_eq!(
+        client
+            .run_maintenance(&retention(1000))
+            .await
+            .expect("pass"),
+        MaintenanceReport::default(),
+        "nothing left to do"
+    );
+}
+
+#[tokio::test]
+async fn retentions_and_batch_sizes_out_of_range_are_refused() {
+    let client = common::client().await;
+    let negative = Retention {
+        dead_ms: -1,
+        ..retention(10)
+    };
+    for bad in [negative, retention(0), retention(100_001)] {
+        let e = client.run_maintenance(&bad).await.expect_err("refused");
+        assert!(matches!(e, flexiq_core::Error::InvalidArgument(_)), "{e}");
+    }
+}
+
+#[tokio::test]
+async fn a_pass_releases_expired_keys_and_rescues_leases_of_a_queue_nobody_works() {
+    let client = common::client().await;
+    let mut keyed = JobRequest::new("keyed", b"{}".to_vec()).with_key("k");
+    keyed.key_retention_ms = Some(HOUR_MS);
+    let keyed = client.enqueue(&keyed).await.expect("enqueue").job_id;
+    common::execute(
+        &client,
+        &format!("UPDATE {{schema}}.jobs SET state = 'completed', finished_at = now() WHERE id = {keyed}"),
+    )
+    .await;
+    common::execute(
+        &client,
+        &format!("UPDATE {{schema}}.jobs SET held_until = now() - interval '1 second' WHERE id = {keyed}"),
+    )
+    .await;
+    let mut orphan = JobRequest::new("orphan", b"{}".to_vec());
+    orphan.queue = "nobody".into();
+    let orphan = client.enqueue(&orphan).await.expect("enqueue").job_id;
+    client
+        .claim(
+            &["nobody".into()],
+            &["orphan".into()],
+            1,
+            Duration::from_millis(10),
+            1,
+        )
+        .await
+        .expect("claim");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    let report = client
+        .maintain(&retention(1000))
+        .await
+        .expect("pass")
+        .expect("the only client is elected");
+    assert_eq!(report.keys_released, 1);
+    assert_eq!(report.rescued.len(), 1, "{report:?}");
+    assert_eq!(
+        (report.rescued[0].id, report.rescued[0].queue.as_str()),
+        (orphan, "nobody")
+    );
+    assert!(
+        !client
+            .get_job(keyed)
+            .await
+            .expect("get")
+            .expect("job")
+            .key_held
+    );
+    assert_eq!(
+        client
+            .get_job(orphan)
+            .await
+            .expect("get")
+            .expect("job")
+            .state,
+        "retryable"
+    );
+}
+
+/// The process id of the session holding `schema`'s maintenance lock, 0 when none holds it.
+async fn holder(client: &Client) -> i64 {
+    common::scalar(
+        client,
+        "SELECT coalesce(max(l.pid), 0)::bigint FROM pg_locks l
+          WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND l.granted
+            AND (l.classid::bigint << 32 | l.objid::bigint)
+                = hashtextextended('flexiq.maintenance.{schema}', 0)",
+    )
+    .await
+}
+
+#[tokio::test]
+async fn one_client_of_a_schema_is_elected_and_another_takes_over_when_its_session_ends() {
+    let a = common::client().await;
+    let schema = a.schema().to_string();
+    let b = common::client_with(|c| c.schema = schema.clone()).await;
+    let c = common::client_with(|c| c.schema = schema.clone()).await;
+    let elsewhere = common::client().await;
+    let all = retention(1000);
+
+    assert!(a.maintain(&all).await.expect("a").is_some());
+    assert!(b.maintain(&all).await.expect("b").is_none());
+    assert!(c.maintain(&all).await.expect("c").is_none());
+    assert!(a.maintain(&all).await.expect("a again").is_some());
+    assert!(a.runs_maintenance().await && !b.runs_maintenance().await);
+    assert!(
+        elsewhere
+            .maintain(&all)
+            .await
+            .expect("other schema")
+            .is_some(),
+        "each schema elects its own"
+    );
+
+    // The holder's session ends as a dying process's does.
+    let pid = holder(&a).await;
+    assert_ne!(pid, 0);
+    common::execute(&a, &format!("SELECT pg_terminate_backend({pid})")).await;
+    let mut taken_over = false;
+    for _ in 0..50 {
+        if b.maintain(&all).await.expect("b").is_some() {
+            taken_over = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(taken_over, "b takes over once a's session is gone");
+    assert!(a.maintain(&all).await.is_err(), "a finds its session lost");
+    assert!(
+        a.maintain(&all).await.expect("a").is_none(),
+        "and b holds it now"
+    );
+    assert!(c.maintain(&all).await.expect("c").is_none());
+
+    // Resigning frees it at once.
+    b.resign_maintenance().await;
+    assert!(!b.runs_maintenance().await);
+    assert!(c.maintain(&all).await.expect("c").is_some());
+}

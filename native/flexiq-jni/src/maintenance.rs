@@ -1,0 +1,64 @@
+//! Calls of `FlexiQ`'s maintenance: a pass if elected, a pass on demand, leaving the election.
+//! Retention crosses as (i64 completedMillis, i64 cancelledMillis, i64 deadMillis, i64
+//! batchSize); a report as (i64 keysReleased, rescued jobs as `nativeRescueExpired` answers
+//! them, i64 completedDeleted, i64 cancelledDeleted, i64 deadDeleted, bool moreToPrune).
+
+use flexiq_core::{Client, MaintenanceReport, Retention};
+use flexiq_jni_shell::errors::BridgeResult;
+use flexiq_jni_shell::wire::{Reader, Writer};
+
+use crate::runtime::block_on;
+use crate::worker::write_rescued;
+
+fn retention(r: &mut Reader<'_>) -> BridgeResult<Retention> {
+    Ok(Retention {
+        completed_ms: r.i64("completedRetention")?,
+        cancelled_ms: r.i64("cancelledRetention")?,
+        dead_ms: r.i64("deadRetention")?,
+        batch_size: r.i64("batchSize")?,
+    })
+}
+
+fn write_report(report: &MaintenanceReport, w: &mut Writer) -> BridgeResult<()> {
+    let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    w.i64(count(report.keys_released));
+    write_rescued(&report.rescued, w)?;
+    w.i64(count(report.completed_deleted));
+    w.i64(count(report.cancelled_deleted));
+    w.i64(count(report.dead_deleted));
+    w.bool(report.more_to_prune);
+    Ok(())
+}
+
+/// `nativeMaintain(client, retention)` → bool elected, then a report when elected.
+pub(crate) fn maintain(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let retention = retention(r)?;
+    match block_on(client.maintain(&retention))?? {
+        None => w.bool(false),
+        Some(report) => {
+            w.bool(true);
+            write_report(&report, w)?;
+        }
+    }
+    Ok(())
+}
+
+/// `nativeRunMaintenance(client, retention)` → a report.
+pub(crate) fn run_maintenance(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let retention = retention(r)?;
+    write_report(&block_on(client.run_maintenance(&retention))??, w)
+}
+
+/// `nativeResignMaintenance(client, ∅)` → ∅.
+pub(crate) fn resign_maintenance(
+    client: &Client,
+    _: &mut Reader<'_>,
+    _: &mut Writer,
+) -> BridgeResult<()> {
+    block_on(client.resign_maintenance())?;
+    Ok(())
+}
