@@ -1,21 +1,20 @@
--- Operator queries: jobs found by key, listed newest first by queue, state and task, counted,
--- and finished per minute. Every index here is partial on rows an insert never writes (finished
--- jobs, released keys), so that an enqueue pays nothing for them. A job enters them as it
--- finishes: the update that finishes it writes a new row version anyway (its state is indexed),
--- and each index whose predicate that version meets takes one entry.
+-- Operator queries and pruning: jobs found by key, listed newest first by queue and state,
+-- counted, finished per minute, and deleted once their retention has passed. Every index here
+-- is partial on rows an insert never writes (finished jobs, released keys), so that an enqueue
+-- pays nothing for them. A job enters them as it finishes (the update that finishes it writes a
+-- new row version anyway, its state being indexed), so each one costs every finishing job an
+-- index entry: there are as few as the queries allow.
 
--- Finished jobs by when they finished, with their queue and state, so that counts and
--- throughput over a recent window read the index only; pruning by age reads it too.
-CREATE INDEX jobs_finished_at ON {schema}.jobs (finished_at, queue, state)
-    WHERE finished_at IS NOT NULL;
+-- Finished jobs by state and age, with their queue: counts and throughput over a recent window
+-- read the index alone; pruning reads each state's oldest first.
+CREATE INDEX jobs_finished ON {schema}.jobs (state, finished_at, queue)
+    WHERE state IN ('completed', 'cancelled', 'dead');
 
--- Finished jobs newest first, for paging by id: by state, by queue and state, by task and
--- state. Active jobs are listed through jobs_due and jobs_leases.
+-- Finished jobs newest first, for paging by id: by state, and by queue and state. A task filter
+-- is checked on the rows these give.
 CREATE INDEX jobs_finished_by_state ON {schema}.jobs (state, id)
     WHERE state IN ('completed', 'cancelled', 'dead');
 CREATE INDEX jobs_finished_by_queue ON {schema}.jobs (queue, state, id)
-    WHERE state IN ('completed', 'cancelled', 'dead');
-CREATE INDEX jobs_finished_by_task ON {schema}.jobs (task, state, id)
     WHERE state IN ('completed', 'cancelled', 'dead');
 
 -- Jobs whose key was released, by key, newest first: with jobs_held_key, which has the

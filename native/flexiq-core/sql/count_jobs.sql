@@ -1,7 +1,7 @@
 -- Jobs by queue and state, each read through a partial index, so that finished jobs, however
 -- many, are never all read: the states that come and go (jobs_due, jobs_leases) and the dead
 -- letters (jobs_dead), all of them; completed and cancelled jobs, those that finished within
--- the last $1 milliseconds (jobs_finished_at). A job runs exactly while it has a lease.
+-- the last $1 milliseconds (jobs_finished). A job runs exactly while it has a lease.
 SELECT j.queue, j.state, count(*) AS count
   FROM {schema}.jobs j
  WHERE j.state IN ('available', 'scheduled', 'retryable')

@@ -2,8 +2,8 @@
 -- {filters} is empty or adds `AND j.queue = $3` and/or `AND j.task = $4`. Each state is read
 -- through an index of its own: pending jobs through jobs_due (a queue's, or all of them: the
 -- backlog), running ones through jobs_leases (all of them: one lease per running job),
--- finished ones through jobs_finished_by_queue, _by_task or _by_state, from the cursor on. A
--- branch whose states $2 leaves out is not run.
+-- finished ones through jobs_finished_by_queue or _by_state, from the cursor on (a task
+-- filter is checked on their rows). A branch whose states $2 leaves out is not run.
 SELECT page.*
   FROM ((SELECT {job_columns}
            FROM {schema}.jobs j

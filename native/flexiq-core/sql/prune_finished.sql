@@ -1,10 +1,11 @@
 -- Deletes finished jobs whose retention has passed, at most $4 of each final state, oldest
 -- first: completed jobs finished more than $1 ms ago, cancelled ones $2 ms ago, dead ones $3 ms
 -- ago. A job whose key is still held stays, so that a replay still finds it, until its key is
--- released (expire_keys). Found by index jobs_prunable: each state is named by a constant, so
--- that the index's predicate is implied. Rows that another transaction holds (a redrive, a
--- purge) are passed over, and the locks taken are checked again, so that a job redriven
--- meanwhile stays. Checkpoints and redrive keys go by cascade. Returns how many went, by state.
+-- released (expire_keys); such a job is read again by each pass until then. Found by index
+-- jobs_finished, each state's oldest first: each state is named by a constant, so that the
+-- index's predicate is implied. Rows that another transaction holds (a redrive, a purge) are
+-- passed over, and the locks taken are checked again, so that a job redriven meanwhile stays.
+-- Checkpoints and redrive keys go by cascade. Returns how many went, by state.
 WITH completed AS (
     SELECT j.id
       FROM {schema}.jobs j

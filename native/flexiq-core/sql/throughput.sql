@@ -1,5 +1,5 @@
 -- Jobs completed and dead-lettered per queue and minute, over the last $1 milliseconds, read
--- through jobs_finished_at (the index alone, where the visibility map allows). Minutes are
+-- through jobs_finished (the index alone, where the visibility map allows). Minutes are
 -- those of UTC, as microseconds since the epoch; minutes without any are left out.
 SELECT j.queue,
        (extract(epoch FROM date_trunc('minute', j.finished_at, 'UTC')) * 1000000)::bigint

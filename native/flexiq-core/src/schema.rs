@@ -45,12 +45,12 @@ const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 6,
-        description: "operator queries: finished jobs and released keys indexed",
+        description: "operator queries and pruning: finished jobs and released keys indexed",
         sql: include_str!("../migrations/0006_operator_queries.sql"),
     },
     Migration {
         version: 7,
-        description: "maintenance: finished jobs indexed for pruning",
+        description: "maintenance: redrive keys indexed by job, for pruning",
         sql: include_str!("../migrations/0007_maintenance.sql"),
     },
 ];
