@@ -1,33 +1,40 @@
 -- Deletes finished jobs whose retention has passed, at most $4 of each final state, oldest
 -- first: completed jobs finished more than $1 ms ago, cancelled ones $2 ms ago, dead ones $3 ms
 -- ago. A job whose key is still held stays, so that a replay still finds it, until its key is
--- released (expire_keys); such a job is read again by each pass until then. Found by index
--- jobs_finished, each state's oldest first: each state is named by a constant, so that the
--- index's predicate is implied. Rows that another transaction holds (a redrive, a purge) are
--- passed over, and the locks taken are checked again, so that a job redriven meanwhile stays.
--- Checkpoints and redrive keys go by cascade. Returns how many went, by state.
+-- released (expire_keys); each pass reads it again until then. Rows that another transaction
+-- holds (a redrive, a purge) are passed over, and the rows locked are checked again, so that a
+-- job redriven meanwhile stays. Checkpoints and redrive keys go by cascade. Returns how many
+-- went, by state.
+--
+-- Each state's oldest jobs are one range of index jobs_finished (state, finished_at, queue),
+-- asked for as a range of (state, finished_at) pairs: that is "this state, finished before the
+-- cutoff", said in a way that no other index's predicate is implied by. Said as state = 'dead',
+-- it would let the planner read every dead job through jobs_dead and sort them, at every pass.
 WITH completed AS (
     SELECT j.id
       FROM {schema}.jobs j
-     WHERE j.state = 'completed' AND NOT j.key_held
-       AND j.finished_at < now() - $1::bigint * interval '1 millisecond'
-     ORDER BY j.finished_at
+     WHERE (j.state, j.finished_at) >= ('completed', '-infinity')
+       AND (j.state, j.finished_at) < ('completed', now() - $1::bigint * interval '1 millisecond')
+       AND j.finished_at IS NOT NULL AND NOT j.key_held
+     ORDER BY j.state, j.finished_at
      LIMIT $4
        FOR UPDATE OF j SKIP LOCKED
 ), cancelled AS (
     SELECT j.id
       FROM {schema}.jobs j
-     WHERE j.state = 'cancelled' AND NOT j.key_held
-       AND j.finished_at < now() - $2::bigint * interval '1 millisecond'
-     ORDER BY j.finished_at
+     WHERE (j.state, j.finished_at) >= ('cancelled', '-infinity')
+       AND (j.state, j.finished_at) < ('cancelled', now() - $2::bigint * interval '1 millisecond')
+       AND j.finished_at IS NOT NULL AND NOT j.key_held
+     ORDER BY j.state, j.finished_at
      LIMIT $4
        FOR UPDATE OF j SKIP LOCKED
 ), dead AS (
     SELECT j.id
       FROM {schema}.jobs j
-     WHERE j.state = 'dead' AND NOT j.key_held
-       AND j.finished_at < now() - $3::bigint * interval '1 millisecond'
-     ORDER BY j.finished_at
+     WHERE (j.state, j.finished_at) >= ('dead', '-infinity')
+       AND (j.state, j.finished_at) < ('dead', now() - $3::bigint * interval '1 millisecond')
+       AND j.finished_at IS NOT NULL AND NOT j.key_held
+     ORDER BY j.state, j.finished_at
      LIMIT $4
        FOR UPDATE OF j SKIP LOCKED
 ), deleted AS (

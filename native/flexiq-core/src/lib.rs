@@ -31,7 +31,7 @@ pub use enqueue::{EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue,
 pub use error::{Conflict, Error, Result};
 pub use grants::Grant;
 pub use jobs::{JobCount, JobInfo, Redrive};
-pub use maintenance::{MaintenanceReport, Retention};
+pub use maintenance::{Maintained, MaintenanceReport, Retention};
 pub use queries::{JobPage, JobQuery, Throughput};
 pub use rate_limits::RateTarget;
 pub use request::{Flow, JobRequest, RetryPolicy, Schedule};

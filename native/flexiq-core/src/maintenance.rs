@@ -72,6 +72,25 @@ pub struct MaintenanceReport {
     pub more_to_prune: bool,
 }
 
+/// What a tick of [`Client::maintain`] came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Maintained {
+    /// This client runs the schema's maintenance, and ran this pass.
+    Ran(MaintenanceReport),
+    /// Another client's session holds the lock.
+    ElsewhereRun,
+    /// This client's role may not delete jobs or release their keys (a worker's or a
+    /// producer's grants): it never takes part. Its session is closed.
+    NotPermitted,
+}
+
+/// The outcome of one try for the lock.
+#[derive(Debug, FromRow)]
+struct Ballot {
+    may_maintain: bool,
+    elected: bool,
+}
+
 /// How many jobs one delete statement removed, by state.
 #[derive(Debug, FromRow)]
 struct Pruned {
@@ -94,15 +113,15 @@ struct Session {
 
 impl Client {
     /// Runs a pass if this client runs the schema's maintenance, trying to win the election
-    /// first when it does not; `None` when another client's session holds it.
+    /// first when it does not.
     ///
     /// A failure closes this client's session, and with it the lock if it held it: the next
     /// call starts over, and meanwhile another client may win.
-    pub async fn maintain(&self, retention: &Retention) -> Result<Option<MaintenanceReport>> {
+    pub async fn maintain(&self, retention: &Retention) -> Result<Maintained> {
         retention.check()?;
         let mut guard = self.election.session.lock().await;
         let outcome = self.elected_pass(&mut guard, retention).await;
-        if outcome.is_err() {
+        if !matches!(outcome, Ok(Maintained::Ran(_) | Maintained::ElsewhereRun)) {
             *guard = None;
         }
         outcome
@@ -112,7 +131,7 @@ impl Client {
         &self,
         session: &mut Option<Session>,
         retention: &Retention,
-    ) -> Result<Option<MaintenanceReport>> {
+    ) -> Result<Maintained> {
         let session = match session {
             Some(s) => s,
             None => session.insert(Session {
@@ -121,14 +140,19 @@ impl Client {
             }),
         };
         if !session.elected {
-            session.elected = sqlx::query_scalar(&self.sql.elect_maintainer)
+            let ballot: Ballot = sqlx::query_as(&self.sql.elect_maintainer)
                 .fetch_one(&mut session.connection)
                 .await?;
+            if !ballot.may_maintain {
+                return Ok(Maintained::NotPermitted);
+            }
+            session.elected = ballot.elected;
             if !session.elected {
-                return Ok(None);
+                return Ok(Maintained::ElsewhereRun);
             }
         }
-        Ok(Some(self.pass(&mut session.connection, retention).await?))
+        let report = self.pass(&mut session.connection, retention).await?;
+        Ok(Maintained::Ran(report))
     }
 
     /// Whether this client's session holds the schema's maintenance lock, as of its last pass.
@@ -141,8 +165,13 @@ impl Client {
     /// so that another client takes over at its next try.
     pub async fn resign_maintenance(&self) {
         let session = self.election.session.lock().await.take();
-        if let Some(s) = session {
-            // Closing politely or not, the server ends the session and frees its locks.
+        if let Some(mut s) = session {
+            if s.elected {
+                // Failing, the close below frees the lock anyway, a moment later.
+                let _ = sqlx::query(&self.sql.resign_maintainer)
+                    .execute(&mut s.connection)
+                    .await;
+            }
             let _ = s.connection.close().await;
         }
     }

@@ -3,7 +3,7 @@
 //! batchSize); a report as (i64 keysReleased, rescued jobs as `nativeRescueExpired` answers
 //! them, i64 completedDeleted, i64 cancelledDeleted, i64 deadDeleted, bool moreToPrune).
 
-use flexiq_core::{Client, MaintenanceReport, Retention};
+use flexiq_core::{Client, Maintained, MaintenanceReport, Retention};
 use flexiq_jni_shell::errors::BridgeResult;
 use flexiq_jni_shell::wire::{Reader, Writer};
 
@@ -30,15 +30,17 @@ fn write_report(report: &MaintenanceReport, w: &mut Writer) -> BridgeResult<()> 
     Ok(())
 }
 
-/// `nativeMaintain(client, retention)` → bool elected, then a report when elected.
+/// `nativeMaintain(client, retention)` → i32 outcome (0: this client ran a pass, 1: another
+/// client runs maintenance, 2: this client's role may not), then the report when it ran one.
 pub(crate) fn maintain(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let retention = retention(r)?;
     match block_on(client.maintain(&retention))?? {
-        None => w.bool(false),
-        Some(report) => {
-            w.bool(true);
+        Maintained::Ran(report) => {
+            w.i32(0);
             write_report(&report, w)?;
         }
+        Maintained::ElsewhereRun => w.i32(1),
+        Maintained::NotPermitted => w.i32(2),
     }
     Ok(())
 }

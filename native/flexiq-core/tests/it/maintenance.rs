@@ -6,7 +6,7 @@ use crate::common;
 use std::time::Duration;
 
 use flexiq_core::maintenance::MAX_BATCHES_PER_PASS;
-use flexiq_core::{Client, JobRequest, MaintenanceReport, Retention};
+use flexiq_core::{Client, JobRequest, Maintained, MaintenanceReport, Retention};
 
 const HOUR_MS: i64 = 3_600_000;
 
@@ -172,11 +172,9 @@ async fn a_pass_releases_expired_keys_and_rescues_leases_of_a_queue_nobody_works
         .expect("claim");
     tokio::time::sleep(Duration::from_millis(50)).await;
 
-    let report = client
-        .maintain(&retention(1000))
-        .await
-        .expect("pass")
-        .expect("the only client is elected");
+    let Maintained::Ran(report) = client.maintain(&retention(1000)).await.expect("pass") else {
+        panic!("the only client is elected");
+    };
     assert_eq!(report.keys_released, 1);
     assert_eq!(report.rescued.len(), 1, "{report:?}");
     assert_eq!(
@@ -214,28 +212,32 @@ async fn holder(client: &Client) -> i64 {
     .await
 }
 
+/// Whether `client` ran a pass: it runs its schema's maintenance.
+async fn ran(client: &Client) -> bool {
+    let outcome = client.maintain(&retention(1000)).await.expect("maintain");
+    matches!(outcome, Maintained::Ran(_))
+}
+
+/// Whether another client's session holds the lock, as `client` finds.
+async fn elsewhere(client: &Client) -> bool {
+    let outcome = client.maintain(&retention(1000)).await.expect("maintain");
+    outcome == Maintained::ElsewhereRun
+}
+
 #[tokio::test]
 async fn one_client_of_a_schema_is_elected_and_another_takes_over_when_its_session_ends() {
     let a = common::client().await;
     let schema = a.schema().to_string();
     let b = common::client_with(|c| c.schema = schema.clone()).await;
     let c = common::client_with(|c| c.schema = schema.clone()).await;
-    let elsewhere = common::client().await;
-    let all = retention(1000);
+    let other_schema = common::client().await;
 
-    assert!(a.maintain(&all).await.expect("a").is_some());
-    assert!(b.maintain(&all).await.expect("b").is_none());
-    assert!(c.maintain(&all).await.expect("c").is_none());
-    assert!(a.maintain(&all).await.expect("a again").is_some());
+    assert!(ran(&a).await);
+    assert!(elsewhere(&b).await);
+    assert!(elsewhere(&c).await);
+    assert!(ran(&a).await);
     assert!(a.runs_maintenance().await && !b.runs_maintenance().await);
-    assert!(
-        elsewhere
-            .maintain(&all)
-            .await
-            .expect("other schema")
-            .is_some(),
-        "each schema elects its own"
-    );
+    assert!(ran(&other_schema).await, "each schema elects its own");
 
     // The holder's session ends as a dying process's does.
     let pid = holder(&a).await;
@@ -243,22 +245,47 @@ async fn one_client_of_a_schema_is_elected_and_another_takes_over_when_its_sessi
     common::execute(&a, &format!("SELECT pg_terminate_backend({pid})")).await;
     let mut taken_over = false;
     for _ in 0..50 {
-        if b.maintain(&all).await.expect("b").is_some() {
+        if ran(&b).await {
             taken_over = true;
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(taken_over, "b takes over once a's session is gone");
-    assert!(a.maintain(&all).await.is_err(), "a finds its session lost");
     assert!(
-        a.maintain(&all).await.expect("a").is_none(),
-        "and b holds it now"
+        a.maintain(&retention(1000)).await.is_err(),
+        "a finds its session lost"
     );
-    assert!(c.maintain(&all).await.expect("c").is_none());
+    assert!(elsewhere(&a).await, "and b holds it now");
+    assert!(elsewhere(&c).await);
 
     // Resigning frees it at once.
     b.resign_maintenance().await;
     assert!(!b.runs_maintenance().await);
-    assert!(c.maintain(&all).await.expect("c").is_some());
+    assert!(ran(&c).await);
+}
+
+#[tokio::test]
+async fn a_client_whose_role_may_not_delete_jobs_never_takes_the_lock() {
+    let owner = common::client().await;
+    let role = format!("{}_worker", owner.schema());
+    common::execute(&owner, &format!("CREATE ROLE {role} LOGIN")).await;
+    owner
+        .grant(&role, flexiq_core::Grant::Worker)
+        .await
+        .expect("grant");
+    let mut config = flexiq_core::ClientConfig::new(common::server().url().replacen(
+        "postgres@",
+        &format!("{role}@"),
+        1,
+    ));
+    config.schema = owner.schema().to_owned();
+    let worker = Client::connect(&config)
+        .await
+        .expect("connect as the worker");
+
+    let outcome = worker.maintain(&retention(1000)).await.expect("maintain");
+    assert_eq!(outcome, Maintained::NotPermitted);
+    assert_eq!(holder(&owner).await, 0, "the lock stays free");
+    assert!(ran(&owner).await, "for a client that may maintain");
 }

@@ -77,6 +77,13 @@ const STATEMENTS: &[Statement] = &[
     ),
     statement!("recover_claim", "(bigint, bigint)", "(7, 30000)", false),
     statement!("rescue_expired", "", "", false),
+    // Maintenance's delete, every few seconds: by index jobs_finished, never all finished jobs.
+    statement!(
+        "prune_finished",
+        "(bigint, bigint, bigint, bigint)",
+        "(3600000, 3600000, 604800000, 1000)",
+        false
+    ),
     // Looks up the holder of each key. (enqueue_one_keyed.sql calls a function; what its
     // statements read is counted below.)
     Statement {

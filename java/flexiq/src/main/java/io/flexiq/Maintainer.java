@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * own: closing the client, or its process dying, frees it for another client.
  */
 final class Maintainer implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Maintainer.class);
+    private static final Logger LOG = LoggerFactory.getLogger(FlexiQ.class);
 
     private final long handle;
     private final String schema;
@@ -43,8 +43,15 @@ final class Maintainer implements AutoCloseable {
         while (!stopping) {
             boolean more = false;
             try {
-                NativeBridge.MaintenancePass pass = NativeBridge.maintain(handle, options);
+                NativeBridge.Maintained tick = NativeBridge.maintain(handle, options);
                 trouble.succeeded();
+                if (!tick.permitted()) {
+                    LOG.warn("this client's role may not delete the jobs of schema {} or release their keys, so it"
+                            + " takes no part in maintenance: a client of the schema's owner must run it (or disable"
+                            + " maintenance on this client with Maintenance.builder().enabled(false))", schema);
+                    return;
+                }
+                NativeBridge.MaintenancePass pass = tick.pass();
                 noteElected(pass != null);
                 if (pass != null) {
                     Rescues.report(pass.rescued(), listeners);

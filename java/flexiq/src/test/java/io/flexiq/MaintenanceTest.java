@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -107,6 +108,26 @@ class MaintenanceTest {
                 assertEquals(0, holders(schema));
                 assertFalse(queue.runsMaintenance());
             });
+        }
+    }
+
+    @Test
+    void aClientWhoseRoleMayNotDeleteJobsSaysSoAndLeavesTheLockFree() throws Exception {
+        String schema = TestDatabase.freshSchema();
+        String role = schema + "_worker";
+        try (CapturedLogs logs = new CapturedLogs();
+                FlexiQ owner = FlexiQ.builder(TestDatabase.url()).schema(schema).migrate(true).build()) {
+            TestDatabase.execute("CREATE ROLE " + role + " LOGIN");
+            owner.grantWorker(role);
+            Maintenance quick = Maintenance.builder().interval(Duration.ofMillis(50)).build();
+            try (FlexiQ worker = FlexiQ.builder(TestDatabase.url(role)).schema(schema).maintenance(quick).build()) {
+                WorkerTest.running(worker.worker().handle(EnqueueTest.CHARGE, (order, job) -> {}), () -> {
+                    await("the warning", () -> !logs.at(Level.WARN, "takes no part in maintenance").isEmpty());
+                    assertFalse(worker.runsMaintenance());
+                    assertEquals(0, holders(schema));
+                });
+            }
+            assertEquals(1, logs.at(Level.WARN, "takes no part in maintenance").size(), "said once");
         }
     }
 

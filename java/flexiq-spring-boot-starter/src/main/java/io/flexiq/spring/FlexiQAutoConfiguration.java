@@ -4,6 +4,7 @@ import io.flexiq.CanonicalJsonSerializer;
 import io.flexiq.FlexiQ;
 import io.flexiq.FlexiQListener;
 import io.flexiq.JobQueue;
+import io.flexiq.Maintenance;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.micrometer.FlexiQMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -81,7 +82,8 @@ public final class FlexiQAutoConfiguration {
                 .poolSize(properties.getPoolSize())
                 .connectTimeout(properties.getConnectTimeout())
                 .acquireTimeout(properties.getAcquireTimeout())
-                .migrate(properties.isMigrate());
+                .migrate(properties.isMigrate())
+                .maintenance(maintenance(properties.getMaintenance()));
         if (properties.getKeyRetention() != null) {
             builder.keyRetention(properties.getKeyRetention());
         }
@@ -91,6 +93,17 @@ public final class FlexiQAutoConfiguration {
         }
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();
+    }
+
+    private static Maintenance maintenance(FlexiQProperties.Maintenance m) {
+        return Maintenance.builder()
+                .enabled(m.isEnabled())
+                .interval(m.getInterval())
+                .completedRetention(m.getCompletedRetention())
+                .cancelledRetention(m.getCancelledRetention())
+                .deadRetention(m.getDeadRetention())
+                .batchSize(m.getBatchSize())
+                .build();
     }
 
     /**

@@ -40,6 +40,7 @@ public class FlexiQProperties {
     private boolean joinTransactions = true;
     private final Worker worker = new Worker();
     private final Metrics metrics = new Metrics();
+    private final Maintenance maintenance = new Maintenance();
 
     /** Whether to auto-configure FlexiQ at all (default true). */
     public boolean isEnabled() {
@@ -139,6 +140,90 @@ public class FlexiQProperties {
     /** The metrics' settings. */
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    /** The maintenance settings. */
+    public Maintenance getMaintenance() {
+        return maintenance;
+    }
+
+    /**
+     * The {@code flexiq.maintenance.*} properties: releasing expired keys, rescuing expired leases
+     * and deleting finished jobs, run by one elected client per schema among those with a worker.
+     */
+    public static class Maintenance {
+        /** Whether this application takes part in its schema's maintenance while it runs a worker. */
+        private boolean enabled = true;
+        /** The time between two passes, and between two tries for the lock while another client holds it. */
+        private Duration interval = Duration.ofSeconds(5);
+        /** How long completed jobs are kept after they finished. */
+        private Duration completedRetention = Duration.ofHours(24);
+        /** How long cancelled jobs are kept after they were cancelled. */
+        private Duration cancelledRetention = Duration.ofHours(24);
+        /** How long dead jobs are kept after they were dead-lettered. */
+        private Duration deadRetention = Duration.ofDays(7);
+        /** The most jobs of each final state one delete statement removes. */
+        private int batchSize = 1000;
+
+        /** Whether to take part in maintenance (default true). */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** Sets whether to take part in maintenance. */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** The time between two passes (default 5 s). */
+        public Duration getInterval() {
+            return interval;
+        }
+
+        /** Sets the time between two passes. */
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        /** How long completed jobs are kept (default 24 h). */
+        public Duration getCompletedRetention() {
+            return completedRetention;
+        }
+
+        /** Sets how long completed jobs are kept. */
+        public void setCompletedRetention(Duration completedRetention) {
+            this.completedRetention = completedRetention;
+        }
+
+        /** How long cancelled jobs are kept (default 24 h). */
+        public Duration getCancelledRetention() {
+            return cancelledRetention;
+        }
+
+        /** Sets how long cancelled jobs are kept. */
+        public void setCancelledRetention(Duration cancelledRetention) {
+            this.cancelledRetention = cancelledRetention;
+        }
+
+        /** How long dead jobs are kept (default 7 days). */
+        public Duration getDeadRetention() {
+            return deadRetention;
+        }
+
+        /** Sets how long dead jobs are kept. */
+        public void setDeadRetention(Duration deadRetention) {
+            this.deadRetention = deadRetention;
+        }
+
+        /** The most jobs of each final state one delete statement removes (default 1000). */
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        /** Sets the most jobs of each final state one delete statement removes. */
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
     }
 
     /** The {@code flexiq.metrics.*} properties: FlexiQ's Micrometer meters. */

@@ -37,6 +37,12 @@ class ConfigurationMetadataTest {
         expected.put("flexiq.key-retention", null);
         expected.put("flexiq.join-transactions", "true");
         expected.put("flexiq.metrics.refresh", "\"30s\"");
+        expected.put("flexiq.maintenance.enabled", "true");
+        expected.put("flexiq.maintenance.interval", "\"5s\"");
+        expected.put("flexiq.maintenance.completed-retention", "\"24h\"");
+        expected.put("flexiq.maintenance.cancelled-retention", "\"24h\"");
+        expected.put("flexiq.maintenance.dead-retention", "\"7d\"");
+        expected.put("flexiq.maintenance.batch-size", "1000");
         expected.put("flexiq.worker.enabled", "true");
         expected.put("flexiq.worker.queues", "\"default\"");
         expected.put("flexiq.worker.concurrency", "10");

@@ -304,6 +304,26 @@ class FlexiQAutoConfigurationTest {
     }
 
     @Test
+    void theWorkersClientRunsMaintenanceUnlessTurnedOff() {
+        runner.withUserConfiguration(Handlers.class).withPropertyValues("flexiq.maintenance.interval=50ms")
+                .run(context -> {
+                    FlexiQ client = context.getBean(FlexiQ.class);
+                    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (!client.runsMaintenance() && System.nanoTime() < end) {
+                        Thread.sleep(10);
+                    }
+                    assertTrue(client.runsMaintenance());
+                });
+        runner.withUserConfiguration(Handlers.class)
+                .withPropertyValues("flexiq.maintenance.enabled=false", "flexiq.maintenance.interval=50ms")
+                .run(context -> {
+                    assertTrue(context.getBean(FlexiQWorkerLifecycle.class).isRunning());
+                    Thread.sleep(500);
+                    assertFalse(context.getBean(FlexiQ.class).runsMaintenance());
+                });
+    }
+
+    @Test
     void theWorkerCanBeTurnedOff() {
         runner.withUserConfiguration(Handlers.class).withPropertyValues("flexiq.worker.enabled=false")
                 .run(context -> assertTrue(context.getBeansOfType(FlexiQWorkerLifecycle.class).isEmpty()));

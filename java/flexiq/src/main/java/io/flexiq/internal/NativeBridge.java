@@ -467,13 +467,24 @@ public final class NativeBridge {
 
     /**
      * Runs a maintenance pass if this client's session holds its schema's maintenance lock,
-     * trying for the lock first when it does not; null when another client's session holds it.
+     * trying for the lock first when it does not.
      */
-    public static MaintenancePass maintain(long client, Maintenance options) {
+    public static Maintained maintain(long client, Maintenance options) {
         ensureLoaded();
         Wire.Reader r = reader(nativeMaintain(client, retention(options)));
-        return r.bool() ? maintenancePass(r) : null;
+        return switch (r.i32()) {
+            case 0 -> new Maintained(maintenancePass(r), true);
+            case 1 -> new Maintained(null, true);
+            default -> new Maintained(null, false);
+        };
     }
+
+    /**
+     * A tick of {@link #maintain}: the pass this client ran, or null when another client runs
+     * maintenance; {@code permitted} false when this client's role may not delete jobs or
+     * release their keys, so that it never takes part.
+     */
+    public record Maintained(MaintenancePass pass, boolean permitted) {}
 
     /** Runs a maintenance pass now, through the pool, whichever client holds the lock. */
     public static MaintenancePass runMaintenance(long client, Maintenance options) {
