@@ -5,7 +5,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.flexiq.FlexiQ;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -15,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,13 +39,10 @@ public final class Dashboard implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService executor;
-    private final Pages pages;
-    private final DashboardAuthenticator authenticator;
-    private final SessionCsrf csrf = new SessionCsrf();
+    private final Gate gate;
 
     private Dashboard(Builder builder) throws IOException {
-        this.pages = new Pages(builder.flexiq, builder.redactor);
-        this.authenticator = builder.authenticator;
+        this.gate = new Gate(new Pages(builder.flexiq, builder.redactor), builder.authenticator);
         this.server = HttpServer.create(new InetSocketAddress(builder.bindAddress, builder.port), 0);
         AtomicInteger threads = new AtomicInteger();
         this.executor = Executors.newFixedThreadPool(4, task -> {
@@ -86,55 +81,55 @@ public final class Dashboard implements AutoCloseable {
 
     private void exchange(HttpExchange exchange) throws IOException {
         try (exchange) {
-            Headers headers = exchange.getRequestHeaders();
             Html.SECURITY_HEADERS.forEach(exchange.getResponseHeaders()::set);
-            String method = exchange.getRequestMethod();
-            if (!method.equals("GET") && !method.equals("POST")) {
-                send(exchange, PageResponse.text(405, "Method not allowed: pages are read with GET, actions are POST forms."));
-                return;
-            }
-            Optional<String> operator = authenticator.authenticate(
-                    new AuthenticationRequest(headers::getFirst, exchange.getRemoteAddress().getAddress()));
-            if (operator.isEmpty()) {
-                authenticator.challenge().ifPresent(value -> exchange.getResponseHeaders().set("WWW-Authenticate", value));
-                send(exchange, PageResponse.text(401, "Sign in to see the FlexiQ dashboard."));
-                return;
-            }
-            Optional<String> session = SessionCsrf.session(headers.getFirst("Cookie"));
-            Map<String, List<String>> params;
-            if (method.equals("POST")) {
-                String body = readBody(exchange.getRequestBody());
-                if (body == null) {
-                    send(exchange, PageResponse.text(413, "The form is larger than the dashboard's forms can be."));
-                    return;
+            send(exchange, gate.respond(new Gate.Exchange() {
+                @Override
+                public String method() {
+                    return exchange.getRequestMethod();
                 }
-                params = Forms.parse(body);
-                List<String> token = params.get(SessionCsrf.FIELD);
-                if (session.isEmpty() || token == null || !csrf.valid(session.get(), token.get(0))) {
-                    send(exchange, PageResponse.text(403, "Refused: the form's CSRF token does not match this "
-                            + "browser's session. Reload the page and submit the form again."));
-                    return;
+
+                @Override
+                public String path() {
+                    return exchange.getRequestURI().getPath();
                 }
-            } else {
-                params = Forms.parse(exchange.getRequestURI().getRawQuery());
-            }
-            String sessionId = session.orElseGet(() -> {
-                String created = csrf.newSession();
-                exchange.getResponseHeaders().add("Set-Cookie", SessionCsrf.cookie(created, "", false));
-                return created;
-            });
-            PageRequest request = new PageRequest(method, exchange.getRequestURI().getPath(), params, operator.get(),
-                    csrf.field(sessionId), "");
-            send(exchange, pages.handle(request));
+
+                @Override
+                public String base() {
+                    return "";
+                }
+
+                @Override
+                public boolean secure() {
+                    return false;
+                }
+
+                @Override
+                public String header(String name) {
+                    return exchange.getRequestHeaders().getFirst(name);
+                }
+
+                @Override
+                public InetAddress remoteAddress() {
+                    return exchange.getRemoteAddress().getAddress();
+                }
+
+                @Override
+                public Map<String, List<String>> params() throws IOException {
+                    if (!exchange.getRequestMethod().equals("POST")) {
+                        return Forms.parse(exchange.getRequestURI().getRawQuery());
+                    }
+                    byte[] body = exchange.getRequestBody().readNBytes(Forms.MAX_BODY + 1);
+                    return body.length > Forms.MAX_BODY ? null : Forms.parse(new String(body, StandardCharsets.UTF_8));
+                }
+
+                @Override
+                public void addHeader(String name, String value) {
+                    exchange.getResponseHeaders().add(name, value);
+                }
+            }));
         } catch (IOException | UncheckedIOException e) {
             LOG.log(System.Logger.Level.DEBUG, "a dashboard request broke off: {0}", e.getMessage());
         }
-    }
-
-    /** The body, or null when it is larger than {@link Forms#MAX_BODY}. */
-    private static String readBody(InputStream in) throws IOException {
-        byte[] bytes = in.readNBytes(Forms.MAX_BODY + 1);
-        return bytes.length > Forms.MAX_BODY ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
     private static void send(HttpExchange exchange, PageResponse response) throws IOException {

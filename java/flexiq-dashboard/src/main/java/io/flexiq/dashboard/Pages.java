@@ -211,7 +211,7 @@ final class Pages {
         body.append("<dt>").append(esc(name)).append("</dt><dd>").append(html).append("</dd>");
     }
 
-    private static PageResponse notAllowed() {
+    static PageResponse notAllowed() {
         return PageResponse.text(405, "Method not allowed: pages are read with GET, actions are POST forms.");
     }
 }

@@ -40,6 +40,7 @@ public class FlexiQProperties {
     private boolean joinTransactions = true;
     private final Worker worker = new Worker();
     private final Metrics metrics = new Metrics();
+    private final Dashboard dashboard = new Dashboard();
 
     /** Whether to auto-configure FlexiQ at all (default true). */
     public boolean isEnabled() {
@@ -139,6 +140,42 @@ public class FlexiQProperties {
     /** The metrics' settings. */
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    /** The dashboard's settings. */
+    public Dashboard getDashboard() {
+        return dashboard;
+    }
+
+    /**
+     * The {@code flexiq.dashboard.*} properties: the web dashboard, mounted when the application
+     * is a servlet web application with io.flexiq:flexiq-dashboard on its classpath.
+     */
+    public static class Dashboard {
+        /** Whether to mount the dashboard (when flexiq-dashboard is on the classpath of a servlet web application). */
+        private boolean enabled = true;
+        /** The path the dashboard is served under. */
+        private String path = "/flexiq";
+
+        /** Whether to mount the dashboard (default true). */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** Sets whether to mount the dashboard. */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** The path the dashboard is served under (default /flexiq). */
+        public String getPath() {
+            return path;
+        }
+
+        /** Sets the path the dashboard is served under: "/" and one or more segments, no trailing "/". */
+        public void setPath(String path) {
+            this.path = path;
+        }
     }
 
     /** The {@code flexiq.metrics.*} properties: FlexiQ's Micrometer meters. */

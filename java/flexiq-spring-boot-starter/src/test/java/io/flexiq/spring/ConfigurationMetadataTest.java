@@ -37,6 +37,8 @@ class ConfigurationMetadataTest {
         expected.put("flexiq.key-retention", null);
         expected.put("flexiq.join-transactions", "true");
         expected.put("flexiq.metrics.refresh", "\"30s\"");
+        expected.put("flexiq.dashboard.enabled", "true");
+        expected.put("flexiq.dashboard.path", "\"/flexiq\"");
         expected.put("flexiq.worker.enabled", "true");
         expected.put("flexiq.worker.queues", "\"default\"");
         expected.put("flexiq.worker.concurrency", "10");
