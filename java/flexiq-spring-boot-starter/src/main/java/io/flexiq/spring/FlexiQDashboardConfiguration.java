@@ -84,8 +84,9 @@ public final class FlexiQDashboardConfiguration {
         }
         String path = properties.getDashboard().getPath();
         if (path == null || !path.matches("(/[A-Za-z0-9._~-]+)+")) {
-            throw new IllegalStateException("flexiq.dashboard.path must be \"/\" followed by path segments of letters, "
-                    + "digits, '.', '_', '~' or '-', without a trailing \"/\" (such as /flexiq or /ops/jobs); got " + path);
+            throw new IllegalStateException("flexiq.dashboard.path must be \"/\" followed by path segments of "
+                    + "letters, digits, '.', '_', '~' or '-', without a trailing \"/\" (such as /flexiq or /ops/jobs); "
+                    + "got " + path);
         }
         ServletRegistrationBean<DashboardServlet> registration = new ServletRegistrationBean<>(servlet.build(),
                 path + "/*");

@@ -100,6 +100,15 @@ class FlexiQDashboardConfigurationTest {
     }
 
     @Test
+    void refusesAPathThatCannotBeMounted() {
+        web.withPropertyValues("flexiq.dashboard.path=/flexiq/").run(context -> {
+            assertNotNull(context.getStartupFailure());
+            String message = rootMessage(context.getStartupFailure());
+            assertTrue(message.contains("flexiq.dashboard.path") && message.contains("got /flexiq/"), message);
+        });
+    }
+
+    @Test
     void notMountedWhenTurnedOffOrOutsideAServletApplication() {
         web.withPropertyValues("flexiq.dashboard.enabled=false")
                 .run(context -> assertFalse(context.containsBean("flexiqDashboard")));
