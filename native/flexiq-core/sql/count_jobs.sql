@@ -1,6 +1,7 @@
--- Jobs by queue and state, for gauges: the states that come and go (pending and running) and the
--- dead letters, each read through its partial index (jobs_due, jobs_leases, jobs_dead), so
--- that finished jobs, however many, are never read. A job runs exactly while it has a lease.
+-- Jobs by queue and state, each read through a partial index, so that finished jobs, however
+-- many, are never all read: the states that come and go (jobs_due, jobs_leases) and the dead
+-- letters (jobs_dead), all of them; completed and cancelled jobs, those that finished within
+-- the last $1 milliseconds (jobs_finished_at). A job runs exactly while it has a lease.
 SELECT j.queue, j.state, count(*) AS count
   FROM {schema}.jobs j
  WHERE j.state IN ('available', 'scheduled', 'retryable')
@@ -15,3 +16,9 @@ SELECT j.queue, 'dead', count(*)
   FROM {schema}.jobs j
  WHERE j.state = 'dead'
  GROUP BY j.queue
+UNION ALL
+SELECT j.queue, j.state, count(*)
+  FROM {schema}.jobs j
+ WHERE j.finished_at > now() - $1 * interval '1 millisecond'
+   AND j.state IN ('completed', 'cancelled')
+ GROUP BY j.queue, j.state

@@ -67,6 +67,11 @@ pub(crate) struct Statements {
     /// The single enqueues of several callers, each entry standing alone (`grouping`).
     pub enqueue_calls: String,
     pub get_job: String,
+    pub find_by_key: String,
+    /// `list_jobs.sql` for each combination of filters (see [`ListStatements`]).
+    pub list_jobs: ListStatements,
+    pub throughput: String,
+    pub get_payload: String,
     pub finish_job: String,
     pub purge: String,
     pub expire_keys: String,
@@ -118,13 +123,52 @@ impl EnqueueStatements {
     }
 }
 
+/// A statement that reads jobs as operators see them: `{job_columns}` filled in.
+fn job_statement(s: &Schema, template: &str) -> String {
+    s.statement(&template.replace("{job_columns}", include_str!("../sql/job_columns.sql")))
+}
+
+/// `list_jobs.sql` by filter: none, by queue, by task, by both. Each is a text of its own, so
+/// that each gets a plan of its own, with the index its filters call for.
+pub(crate) struct ListStatements {
+    texts: [String; 4],
+}
+
+impl ListStatements {
+    fn for_schema(s: &Schema) -> ListStatements {
+        let text = |filters: &str| {
+            job_statement(
+                s,
+                &include_str!("../sql/list_jobs.sql").replace("{filters}", filters),
+            )
+        };
+        ListStatements {
+            texts: [
+                text(""),
+                text("AND j.queue = $3"),
+                text("AND j.task = $4"),
+                text("AND j.queue = $3 AND j.task = $4"),
+            ],
+        }
+    }
+
+    /// The statement for these filters.
+    pub(crate) fn get(&self, by_queue: bool, by_task: bool) -> &str {
+        &self.texts[usize::from(by_queue) + 2 * usize::from(by_task)]
+    }
+}
+
 impl Statements {
     fn for_schema(s: &Schema) -> Statements {
         Statements {
             enqueue: EnqueueStatements::for_schema(s, false),
             enqueue_in_transaction: EnqueueStatements::for_schema(s, true),
             enqueue_calls: s.statement(include_str!("../sql/enqueue_calls.sql")),
-            get_job: s.statement(include_str!("../sql/get_job.sql")),
+            get_job: job_statement(s, include_str!("../sql/get_job.sql")),
+            find_by_key: job_statement(s, include_str!("../sql/find_by_key.sql")),
+            list_jobs: ListStatements::for_schema(s),
+            throughput: s.statement(include_str!("../sql/throughput.sql")),
+            get_payload: s.statement(include_str!("../sql/get_payload.sql")),
             finish_job: s.statement(include_str!("../sql/finish_job.sql")),
             purge: s.statement(include_str!("../sql/purge.sql")),
             expire_keys: s.statement(include_str!("../sql/expire_keys.sql")),

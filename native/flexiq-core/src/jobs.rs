@@ -106,19 +106,6 @@ impl Client {
             .await??;
         Ok(expired.rows_affected())
     }
-
-    /// How many jobs each queue holds in each state that comes and goes (`available`,
-    /// `scheduled`, `retryable`, `running`) and in `dead`; pairs with none are left out.
-    /// Finished jobs are not counted: they are never read.
-    pub async fn count_jobs(&self) -> Result<Vec<JobCount>> {
-        let counts = self
-            .pool
-            .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.count_jobs).fetch_all(c).await
-            })
-            .await??;
-        Ok(counts)
-    }
 }
 
 /// How many jobs of a queue are in a state.

@@ -14,6 +14,7 @@ mod grouping;
 pub mod jobs;
 pub mod keys;
 mod pool;
+pub mod queries;
 mod rate_limits;
 pub mod recipe;
 pub mod request;
@@ -29,6 +30,7 @@ pub use enqueue::{EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue,
 pub use error::{Conflict, Error, Result};
 pub use grants::Grant;
 pub use jobs::{JobCount, JobInfo, Redrive};
+pub use queries::{JobPage, JobQuery, Throughput};
 pub use rate_limits::RateTarget;
 pub use request::{Flow, JobRequest, RetryPolicy, Schedule};
 pub use running::{Attempt, ClaimedJob, FailedAttempt, RescuedJob};

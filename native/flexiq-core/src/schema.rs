@@ -43,6 +43,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "flow control: deadlines, debounce and throttle",
         sql: include_str!("../migrations/0005_flow.sql"),
     },
+    Migration {
+        version: 6,
+        description: "operator queries: finished jobs and released keys indexed",
+        sql: include_str!("../migrations/0006_operator_queries.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,

@@ -4,8 +4,8 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use flexiq_core::{
-    Client, ClientConfig, EnqueueRow, Enqueued, Flow, JobInfo, JobRequest, Param, PendingEnqueue,
-    PreparedEnqueue, RateTarget, RetryPolicy, Schedule,
+    Client, ClientConfig, EnqueueRow, Enqueued, Flow, JobInfo, JobQuery, JobRequest, Param,
+    PendingEnqueue, PreparedEnqueue, RateTarget, RetryPolicy, Schedule,
 };
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
@@ -263,7 +263,64 @@ fn job_request(r: &mut Reader<'_>) -> BridgeResult<JobRequest> {
 /// the epoch), text-or-null keyScope, keyPreview, keyDigest, bool keyHeld, text-or-null lastError.
 pub(crate) fn get_job(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let id = r.i64("jobId")?;
-    match block_on(client.get_job(id))?? {
+    write_found(w, block_on(client.get_job(id))??)
+}
+
+/// `nativeFindByKey(client, text scope, text key)` → as `nativeGetJob`. The key is hashed in
+/// the core; only its digest goes to PostgreSQL.
+pub(crate) fn find_by_key(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let scope = r.string("scope")?;
+    let key = r.string("key")?;
+    write_found(w, block_on(client.find_by_key(&scope, &key))??)
+}
+
+/// `nativeListJobs(client, text-or-null queue, i32 state code (0: any), text-or-null task,
+/// i32 limit, text-or-null after)` → list of jobs (each as `nativeGetJob` writes one after
+/// its bool), text-or-null next cursor.
+pub(crate) fn list_jobs(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let queue = r.opt_string("queue")?;
+    let state = match r.i32("state")? {
+        0 => None,
+        code => Some(codes::job_state_named(code)?),
+    };
+    let query = JobQuery {
+        queue,
+        state,
+        task: r.opt_string("task")?,
+        limit: r.i32("limit")?,
+        after: r.opt_string("after")?,
+    };
+    let page = block_on(client.list_jobs(&query))??;
+    w.count(page.jobs.len())?;
+    for job in &page.jobs {
+        write_job(w, job)?;
+    }
+    w.opt_string(page.next_cursor.as_deref())
+}
+
+/// `nativeThroughput(client, i64 windowMillis)` → list of (text queue, i64 minute in
+/// microseconds since the epoch, i64 completed, i64 dead).
+pub(crate) fn throughput(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let rows = block_on(client.throughput(r.i64("window")?))??;
+    w.count(rows.len())?;
+    for t in &rows {
+        w.string(&t.queue)?;
+        w.i64(t.minute);
+        w.i64(t.completed);
+        w.i64(t.dead);
+    }
+    Ok(())
+}
+
+/// `nativeGetPayload(client, i64 jobId)` → optional bytes: the payload as stored.
+pub(crate) fn get_payload(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let payload = block_on(client.get_payload(r.i64("jobId")?))??;
+    w.opt_bytes(payload.as_deref())
+}
+
+/// bool found, then the job if found.
+fn write_found(w: &mut Writer, job: Option<JobInfo>) -> BridgeResult<()> {
+    match job {
         None => w.bool(false),
         Some(job) => {
             w.bool(true);
@@ -359,9 +416,10 @@ fn rate_target(r: &mut Reader<'_>) -> BridgeResult<RateTarget> {
     })
 }
 
-/// `nativeCountJobs(client, ∅)` → list of (text queue, i32 state code, i64 count).
-pub(crate) fn count_jobs(client: &Client, _: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    let counts = block_on(client.count_jobs())??;
+/// `nativeCountJobs(client, i64 finishedWithinMillis)` → list of (text queue, i32 state code,
+/// i64 count).
+pub(crate) fn count_jobs(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let counts = block_on(client.count_jobs(r.i64("finishedWithin")?))??;
     w.count(counts.len())?;
     for c in &counts {
         w.string(&c.queue)?;

@@ -56,6 +56,15 @@ pub(crate) fn job_state(stored: &str) -> BridgeResult<i32> {
     code(JOB_STATES, stored)
 }
 
+/// The job state of a code, as PostgreSQL stores it (`available`, …).
+pub(crate) fn job_state_named(code: i32) -> BridgeResult<String> {
+    JOB_STATES
+        .iter()
+        .find(|&&(_, c)| c == code)
+        .map(|(name, _)| name.to_ascii_lowercase())
+        .ok_or_else(|| BridgeError::BadArgument(format!("no job state has code {code}")))
+}
+
 /// The codes of an outcome and of its reason (0 when it has none).
 pub(crate) fn enqueue_outcome(outcome: Outcome) -> BridgeResult<(i32, i32)> {
     let (name, reason) = match outcome {

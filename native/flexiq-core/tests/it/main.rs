@@ -14,6 +14,7 @@ mod migrations;
 mod outage;
 mod plans;
 mod pool;
+mod queries;
 mod raw_keys;
 mod redrive_and_checkpoints;
 mod running;

@@ -26,6 +26,11 @@ async fn no_table_and_no_log_line_holds_a_raw_key() {
         .expect_err("conflict")
         .to_string();
     assert!(raw_keys.iter().all(|k| !err.contains(k)), "{err}");
+    // Looking a job up by its key sends the digest.
+    for key in raw_keys {
+        let found = client.find_by_key("default", key).await.expect("find");
+        assert!(found.is_some(), "{key}");
+    }
 
     let pool = sqlx::PgPool::connect(&common::server().url())
         .await
@@ -60,6 +65,7 @@ async fn no_table_and_no_log_line_holds_a_raw_key() {
     }
     let log = std::fs::read_to_string(common::server().log_file()).expect("server log");
     assert!(log.contains("enqueue_keyed"), "the log records statements");
+    assert!(log.contains("NOT r.key_held"), "and lookups by key");
     for key in raw_keys {
         assert!(!log.contains(key), "server log holds {key}");
     }

@@ -1,6 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -188,14 +189,104 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
-     * How many jobs each queue holds in each state that comes and goes ({@code AVAILABLE},
-     * {@code SCHEDULED}, {@code RETRYABLE}, {@code RUNNING}) and in {@code DEAD}; pairs with no
-     * jobs are left out. One statement that reads only those jobs, through partial indexes:
-     * finished jobs are not counted, however many there are.
+     * The job that {@code key} names in {@code scope}: the job holding it, else the latest job
+     * that held it (finished, its key released); empty if no job ever had it. The key is hashed in
+     * the native core exactly as an enqueue hashes an explicit key: PostgreSQL sees the scope and
+     * the SHA-256 only. A derived key is found through {@link DedupKeys#autoKey}. One indexed
+     * statement.
+     *
+     * @throws IllegalArgumentException if {@code scope} or {@code key} is not one an enqueue
+     *     would take (empty, too long, holding NUL)
+     */
+    public Optional<JobInfo> findByKey(String scope, String key) {
+        requireOpen();
+        NativeBridge.Job job = NativeBridge.findByKey(handle, Limits.name("scope", scope), Limits.key(key));
+        return job == null ? Optional.empty() : Optional.of(jobInfo(job));
+    }
+
+    /**
+     * One page of the jobs {@code query} asks for, newest first (by id), by keyset paging: a page
+     * costs the same however deep it is, and paging with the same filters shows each job once
+     * (jobs enqueued meanwhile are newer than the first page and do not show). A job that changes
+     * state between pages shows where its state is when its page is read, or not at all. Dead
+     * letters are {@code state(JobState.DEAD)}, each with its {@link JobInfo#lastError()}.
+     *
+     * <p>One statement, each state read through an index: finished jobs from the cursor on;
+     * pending jobs through the index of due jobs (of the queue, when one is set: reading them is
+     * proportional to the backlog); running ones through their leases.
+     *
+     * @throws IllegalArgumentException if the cursor is not one this method handed out
+     */
+    public JobPage listJobs(JobQuery query) {
+        requireOpen();
+        Objects.requireNonNull(query, "query");
+        NativeBridge.Page page = NativeBridge.listJobs(handle, query.queue().orElse(null),
+                query.state().orElse(null), query.task().orElse(null), query.limit(), query.after().orElse(null));
+        List<JobInfo> jobs = new ArrayList<>(page.jobs().size());
+        for (NativeBridge.Job j : page.jobs()) {
+            jobs.add(jobInfo(j));
+        }
+        return new JobPage(jobs, Optional.ofNullable(page.nextCursor()));
+    }
+
+    /** How far back {@link #countJobs()} counts completed and cancelled jobs: one hour. */
+    public static final Duration FINISHED_COUNT_WINDOW = Duration.ofHours(1);
+
+    /**
+     * How many jobs each queue holds in each state; pairs with no jobs are left out. Counts every
+     * pending ({@code AVAILABLE}, {@code SCHEDULED}, {@code RETRYABLE}), {@code RUNNING} and
+     * {@code DEAD} job, and the {@code COMPLETED} and {@code CANCELLED} jobs that finished within
+     * the last {@link #FINISHED_COUNT_WINDOW}: finished jobs only grow, and counting all of them
+     * would read all of them. One statement, each state read through a partial index.
      */
     public List<JobCount> countJobs() {
+        return countJobs(FINISHED_COUNT_WINDOW);
+    }
+
+    /**
+     * As {@link #countJobs()}, counting the completed and cancelled jobs that finished within
+     * {@code finishedWithin} (what is read grows with the jobs finished in it).
+     *
+     * @throws IllegalArgumentException unless {@code finishedWithin} is from 1 ms to 7 days
+     */
+    public List<JobCount> countJobs(Duration finishedWithin) {
         requireOpen();
-        return NativeBridge.countJobs(handle);
+        return NativeBridge.countJobs(handle, window("finishedWithin", finishedWithin));
+    }
+
+    /**
+     * Jobs completed and dead-lettered per queue and minute over the last {@code window} (an hour
+     * makes a sparkline), ordered by queue then minute. Minutes in which a queue finished nothing
+     * are left out. One statement over the index of finished jobs by finish time.
+     *
+     * @throws IllegalArgumentException unless {@code window} is from 1 ms to 7 days
+     */
+    public List<Throughput> throughput(Duration window) {
+        requireOpen();
+        List<Throughput> out = new ArrayList<>();
+        for (NativeBridge.Finished f : NativeBridge.throughput(handle, window("window", window))) {
+            out.add(new Throughput(f.queue(), f.minute(), f.completed(), f.dead()));
+        }
+        return out;
+    }
+
+    /**
+     * The payload of a job as stored: the JSON its task's serializer wrote (decoded as UTF-8), for
+     * operators' eyes. Empty if there is no such job. It may hold personal data: redact before
+     * showing it.
+     */
+    public Optional<String> getPayload(String jobId) {
+        requireOpen();
+        byte[] payload = NativeBridge.getPayload(handle, parseId(jobId));
+        return payload == null ? Optional.empty() : Optional.of(new String(payload, StandardCharsets.UTF_8));
+    }
+
+    /** A window to look back over, in milliseconds: from 1 ms to 7 days. */
+    private static long window(String what, Duration window) {
+        if (window == null || window.compareTo(Duration.ofMillis(1)) < 0 || window.compareTo(Duration.ofDays(7)) > 0) {
+            throw new IllegalArgumentException(what + " must be between 1 ms and 7 days, got " + window);
+        }
+        return window.toMillis();
     }
 
     /**

@@ -95,6 +95,11 @@ public final class Codes {
             return constant;
         }
 
+        /** The code of a constant, as the native library takes it. */
+        public int codeOf(E constant) {
+            return byConstant.get(constant);
+        }
+
         /** Constant name to code, in declaration order. */
         public Map<String, Integer> byName() {
             Map<String, Integer> out = new LinkedHashMap<>();

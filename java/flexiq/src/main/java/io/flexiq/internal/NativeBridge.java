@@ -322,10 +322,60 @@ public final class NativeBridge {
     /** The job, or null. */
     public static Job getJob(long client, long jobId) {
         ensureLoaded();
-        Wire.Reader r = reader(nativeGetJob(client, new Wire.Writer(8).i64(jobId).toBytes()));
-        if (!r.bool()) {
-            return null;
+        return foundJob(reader(nativeGetJob(client, new Wire.Writer(8).i64(jobId).toBytes())));
+    }
+
+    /** The job holding {@code key} in {@code scope}, else the latest that held it, or null. */
+    public static Job findByKey(long client, String scope, String key) {
+        ensureLoaded();
+        Wire.Writer w = new Wire.Writer(64 + key.length() * 3).string(scope).string(key);
+        return foundJob(reader(nativeFindByKey(client, w.toBytes())));
+    }
+
+    /** One page of jobs, and the cursor of the next, or null. */
+    public record Page(List<Job> jobs, String nextCursor) {}
+
+    /** One page of jobs, newest first; {@code state} null for any, the others null when unset. */
+    public static Page listJobs(long client, String queue, JobState state, String task, int limit, String after) {
+        ensureLoaded();
+        Wire.Writer w = new Wire.Writer(128).string(queue).i32(state == null ? 0 : Codes.JOB_STATE.codeOf(state))
+                .string(task).i32(limit).string(after);
+        Wire.Reader r = reader(nativeListJobs(client, w.toBytes()));
+        int n = r.i32();
+        List<Job> jobs = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            jobs.add(job(r));
         }
+        return new Page(jobs, r.string());
+    }
+
+    /** Jobs completed and dead-lettered in one minute of one queue. */
+    public record Finished(String queue, Instant minute, long completed, long dead) {}
+
+    /** Jobs finished per queue and minute over the last {@code windowMillis}. */
+    public static List<Finished> throughput(long client, long windowMillis) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeThroughput(client, new Wire.Writer(8).i64(windowMillis).toBytes()));
+        int n = r.i32();
+        List<Finished> rows = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            rows.add(new Finished(r.string(), instant(r.i64()), r.i64(), r.i64()));
+        }
+        return rows;
+    }
+
+    /** The payload of a job as stored, or null if there is no such job. */
+    public static byte[] getPayload(long client, long jobId) {
+        ensureLoaded();
+        return reader(nativeGetPayload(client, jobId(jobId))).bytes();
+    }
+
+    /** A job after its found flag, or null. */
+    private static Job foundJob(Wire.Reader r) {
+        return r.bool() ? job(r) : null;
+    }
+
+    private static Job job(Wire.Reader r) {
         long id = r.i64();
         String queue = r.string();
         String task = r.string();
@@ -345,10 +395,13 @@ public final class NativeBridge {
                 finishedAt, r.string(), r.string(), r.string(), r.bool(), r.string());
     }
 
-    /** Jobs by queue and state: pending, running and dead ones (finished jobs are not counted). */
-    public static List<JobCount> countJobs(long client) {
+    /**
+     * Jobs by queue and state: pending, running and dead ones, and completed and cancelled ones
+     * that finished within the last {@code finishedWithinMillis}.
+     */
+    public static List<JobCount> countJobs(long client, long finishedWithinMillis) {
         ensureLoaded();
-        Wire.Reader r = reader(nativeCountJobs(client, null));
+        Wire.Reader r = reader(nativeCountJobs(client, new Wire.Writer(8).i64(finishedWithinMillis).toBytes()));
         int n = r.i32();
         List<JobCount> counts = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -623,6 +676,14 @@ public final class NativeBridge {
     private static native byte[] nativeGetJob(long client, byte[] request);
 
     private static native byte[] nativeCountJobs(long client, byte[] request);
+
+    private static native byte[] nativeFindByKey(long client, byte[] request);
+
+    private static native byte[] nativeListJobs(long client, byte[] request);
+
+    private static native byte[] nativeThroughput(long client, byte[] request);
+
+    private static native byte[] nativeGetPayload(long client, byte[] request);
 
     private static native byte[] nativePendingMigrations(long client, byte[] request);
 
