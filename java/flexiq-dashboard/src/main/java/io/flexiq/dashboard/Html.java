@@ -27,7 +27,8 @@ final class Html {
             ".problem{background:#fdecea;border:1px solid #d99;padding:8px;margin-bottom:12px}",
             ".actions{display:flex;gap:16px;margin:12px 0}.actions form{display:flex;gap:4px}",
             "button{cursor:pointer}.dead{color:#a11}.muted{color:#778}svg polyline{fill:none;stroke:#3a6fd8;stroke-width:1.5}",
-            "nav.pages{margin-top:12px}");
+            "nav.pages{margin-top:12px}.filters{display:flex;gap:4px;margin-bottom:12px}",
+            "td form{display:inline-block;margin-right:4px}h2{font-size:16px;margin:16px 0 8px}");
     /** Headers for every response, errors included. */
     static final Map<String, String> SECURITY_HEADERS = securityHeaders();
 
