@@ -61,10 +61,15 @@ final class Pages {
             LOG.log(System.Logger.Level.WARNING, "a dashboard page failed: {0}", e.getMessage());
             return PageResponse.html(503, Html.page(request, "Database unavailable", "",
                     "<p class=\"problem\">" + esc(e.getMessage()) + "</p>"));
+        } catch (IllegalArgumentException e) {
+            // FlexiQ's refusal of a value (a job id out of range, say): its message names the rule.
+            return PageResponse.html(400, Html.page(request, "Refused", "", "<p class=\"problem\">"
+                    + esc(e.getMessage()) + "</p>"));
         } catch (RuntimeException e) {
+            // Its message may carry what the page must not show (a redactor's failure, say): logged only.
             LOG.log(System.Logger.Level.ERROR, "a dashboard page failed", e);
             return PageResponse.html(500, Html.page(request, "Error", "",
-                    "<p class=\"problem\">The page failed: " + esc(e.getMessage()) + "</p>"));
+                    "<p class=\"problem\">The page failed; the service's log says why.</p>"));
         }
     }
 
@@ -168,13 +173,7 @@ final class Pages {
         }
         String title = state == null ? "Jobs"
                 : state == JobState.DEAD ? "Dead letters" : Html.capitalized(state) + " jobs";
-        JobPage page;
-        try {
-            page = flexiq.listJobs(query.build());
-        } catch (IllegalArgumentException refused) {
-            return PageResponse.html(400, Html.page(request, title, "",
-                    "<p class=\"problem\">" + esc(refused.getMessage()) + "</p>"));
-        }
+        JobPage page = flexiq.listJobs(query.build());
         StringBuilder body = new StringBuilder();
         body.append("<form method=\"get\" action=\"").append(esc(request.link("/jobs")))
                 .append("\" class=\"filters\">");
@@ -219,24 +218,18 @@ final class Pages {
      * FlexiQ; the answer is a redirect to the job, or a page that does not repeat the key.
      */
     private PageResponse search(PageRequest request) {
-        String scope = given(request.param("scope"));
+        String scope = Optional.ofNullable(given(request.param("scope"))).orElse(EnqueueOptions.DEFAULT_SCOPE);
         String key = request.param("key");
         if (key == null || key.isEmpty()) {
             return PageResponse.html(400, Html.page(request, "Find by key", "",
                     "<p class=\"problem\">Type a key to find the job holding it.</p>"));
         }
-        Optional<JobInfo> found;
-        try {
-            found = flexiq.findByKey(scope == null ? EnqueueOptions.DEFAULT_SCOPE : scope, key);
-        } catch (IllegalArgumentException refused) {
-            return PageResponse.html(400, Html.page(request, "Find by key", "",
-                    "<p class=\"problem\">" + esc(refused.getMessage()) + "</p>"));
-        }
+        Optional<JobInfo> found = flexiq.findByKey(scope, key);
         if (found.isPresent()) {
             return PageResponse.seeOther(request.link("/jobs/" + found.get().id() + "?notice=found"));
         }
-        return PageResponse.html(404, Html.page(request, "Find by key", "", "<p>No job holds or held that key in scope "
-                + "<code>" + esc(scope == null ? EnqueueOptions.DEFAULT_SCOPE : scope) + "</code>.</p>"));
+        return PageResponse.html(404, Html.page(request, "Find by key", "",
+                "<p>No job holds or held that key in scope <code>" + esc(scope) + "</code>.</p>"));
     }
 
     private PageResponse job(PageRequest request, String id) {
@@ -300,13 +293,7 @@ final class Pages {
                     return PageResponse.html(400, Html.page(request, "Job " + id, "",
                             "<p class=\"problem\">A redrive needs a redrive key: go back and fill it in.</p>"));
                 }
-                RedriveResult result;
-                try {
-                    result = flexiq.redrive(id, key);
-                } catch (IllegalArgumentException refused) {
-                    return PageResponse.html(400, Html.page(request, "Job " + id, "",
-                            "<p class=\"problem\">" + esc(refused.getMessage()) + "</p>"));
-                }
+                RedriveResult result = flexiq.redrive(id, key);
                 switch (result.outcome()) {
                     case NOT_FOUND -> {
                         return noSuchJob(request, id);

@@ -81,11 +81,24 @@ class DashboardPagesTest {
         assertTrue(page.contains("&lt;b&gt;bold&lt;/b&gt;"), page);
     }
 
+    @Test
+    void answersWhatFlexiQRefusesWithItsReason() throws Exception {
+        HttpResponse<String> outOfRange = send("/jobs/9999999999999999999");
+        assertEquals(400, outOfRange.statusCode(), outOfRange.body());
+        assertTrue(outOfRange.body().contains("not a FlexiQ job id"), outOfRange.body());
+        assertEquals(404, send("/jobs/123456").statusCode());
+        assertEquals(404, send("/nowhere").statusCode());
+    }
+
     private String get(String path) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(dashboard.uri().resolve(path)).build(),
-                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        HttpResponse<String> response = send(path);
         assertEquals(200, response.statusCode(), response.body());
         return response.body();
+    }
+
+    private HttpResponse<String> send(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(dashboard.uri().resolve(path)).build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }
 
     private static int count(Matcher matcher) {

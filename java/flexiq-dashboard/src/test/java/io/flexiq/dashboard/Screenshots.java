@@ -2,8 +2,6 @@ package io.flexiq.dashboard;
 
 import io.flexiq.EnqueueOptions;
 import io.flexiq.FlexiQ;
-import io.flexiq.JobInfo;
-import io.flexiq.JobState;
 import io.flexiq.Task;
 import io.flexiq.Worker;
 import io.flexiq.test.PostgresServer;
@@ -49,21 +47,11 @@ final class Screenshots {
         }
     }
 
-    /** Jobs in every state a screenshot shows; returns a dead-lettered job's id. */
+    /**
+     * Jobs in every state a screenshot shows, enqueued over five minutes so that the sparklines
+     * have a shape; returns a dead-lettered job's id.
+     */
     private static String sampleJobs(FlexiQ flexiq) throws InterruptedException {
-        for (int i = 1; i <= 40; i++) {
-            flexiq.enqueue(EMAIL, new Email("user" + i + "@example.com"), EnqueueOptions.builder().queue("emails")
-                    .idempotencyKey("welcome-email-for-user-" + (1000 + i)).build());
-        }
-        String dead = null;
-        for (int i = 1; i <= 12; i++) {
-            String id = flexiq.enqueue(CHARGE, new Charge("cus_" + (4200 + i), 1999L * i), EnqueueOptions.builder()
-                    .queue("billing").idempotencyKey("order-2026-11-" + (7000 + i) + "-charge")
-                    .maxAttempts(i % 4 == 0 ? 1 : 3).build());
-            if (i % 4 == 0) {
-                dead = id;
-            }
-        }
         for (int i = 1; i <= 6; i++) {
             flexiq.enqueue(REPORT, "monthly-" + i, EnqueueOptions.builder().queue("reports")
                     .uniqueKey("report-2026-11-region-" + i).delay(Duration.ofHours(i)).build());
@@ -77,11 +65,31 @@ final class Screenshots {
                                 + ": insufficient funds (gateway code 51)");
                     }
                 }).build().start();
+        String dead = null;
         try {
-            String last = dead;
+            int[] emails = {12, 30, 18, 40, 25};
+            int user = 1000;
+            int order = 7000;
+            for (int minute = 0; minute < emails.length; minute++) {
+                for (int i = 0; i < emails[minute]; i++) {
+                    user++;
+                    flexiq.enqueue(EMAIL, new Email("user" + user + "@example.com"), EnqueueOptions.builder()
+                            .queue("emails").idempotencyKey("welcome-email-for-user-" + user).build());
+                }
+                for (int i = 0; i < 3 + minute; i++) {
+                    order++;
+                    boolean declined = order % 5 == 0;
+                    String id = flexiq.enqueue(CHARGE, new Charge("cus_" + (order - 2800), 1999L * (i + 1)),
+                            EnqueueOptions.builder().queue("billing").idempotencyKey("order-2026-11-" + order + "-charge")
+                                    .maxAttempts(declined ? 1 : 3).build());
+                    dead = declined ? id : dead;
+                }
+                if (minute < emails.length - 1) {
+                    Thread.sleep(60_000);
+                }
+            }
             long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (flexiq.getJob(last).map(JobInfo::state).orElseThrow() != JobState.DEAD
-                    || flexiq.countJobs().stream().anyMatch(c -> !c.queue().equals("reports") && c.state().isActive())) {
+            while (flexiq.countJobs().stream().anyMatch(c -> !c.queue().equals("reports") && c.state().isActive())) {
                 if (System.nanoTime() > end) {
                     throw new IllegalStateException("the sample jobs did not settle within a minute");
                 }
