@@ -6,12 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flexiq.EnqueueOptions;
 import io.flexiq.FlexiQ;
+import io.flexiq.JobState;
 import io.flexiq.Task;
+import io.flexiq.Worker;
 import io.flexiq.test.FlexiQExtension;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -79,6 +84,44 @@ class DashboardPagesTest {
         assertFalse(page.contains("4111111111111111"), "the redactor's output only");
         assertFalse(page.contains("<script>alert"), "escaped");
         assertTrue(page.contains("&lt;b&gt;bold&lt;/b&gt;"), page);
+    }
+
+    @Test
+    void submittingOneRedriveFormTwiceRedrivesOnce() throws Exception {
+        String id = flexiq.enqueue(CHARGE, new Card("holder", "4000000000000002"),
+                EnqueueOptions.builder().queue("redrive-twice").maxAttempts(1).build());
+        Worker worker = flexiq.worker().queues("redrive-twice").pollInterval(Duration.ofMillis(20))
+                .handle(CHARGE, (card, job) -> {
+                    throw new IllegalStateException("declined");
+                }).build().start();
+        try {
+            long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (flexiq.getJob(id).orElseThrow().state() != JobState.DEAD) {
+                assertTrue(System.nanoTime() < end, "the job was not dead-lettered");
+                Thread.sleep(20);
+            }
+        } finally {
+            worker.close();
+        }
+        HttpResponse<String> page = send("/jobs/" + id);
+        String cookie = page.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
+        Matcher token = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page.body());
+        Matcher redriveKey = Pattern.compile("name=\"redriveKey\" value=\"([^\"]+)\"").matcher(page.body());
+        assertTrue(token.find() && redriveKey.find(), page.body());
+        String form = "csrf=" + token.group(1) + "&redriveKey=" + redriveKey.group(1);
+
+        List<String> notices = new ArrayList<>();
+        for (int submit = 0; submit < 2; submit++) {
+            HttpRequest post = HttpRequest.newBuilder(dashboard.uri().resolve("/jobs/" + id + "/redrive"))
+                    .header("Cookie", cookie).header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(HttpRequest.BodyPublishers.ofString(form)).build();
+            HttpResponse<String> response = http.send(post, HttpResponse.BodyHandlers.ofString());
+            assertEquals(303, response.statusCode(), response.body());
+            notices.add(response.headers().firstValue("Location").orElseThrow());
+        }
+        assertEquals(List.of("/jobs/" + id + "?notice=redriven", "/jobs/" + id + "?notice=replayed"), notices);
+        assertTrue(get(notices.get(1)).contains("This redrive key already redrove this job"));
+        assertEquals(JobState.AVAILABLE, flexiq.getJob(id).orElseThrow().state());
     }
 
     @Test
