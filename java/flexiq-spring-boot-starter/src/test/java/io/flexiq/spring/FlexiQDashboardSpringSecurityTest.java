@@ -10,6 +10,7 @@ import io.flexiq.Task;
 import io.flexiq.test.FlexiQExtension;
 import io.flexiq.test.FlexiQPostgresInitializer;
 import java.net.CookieManager;
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -47,7 +48,9 @@ class FlexiQDashboardSpringSecurityTest {
     static class Security {
         @Bean
         TomcatServletWebServerFactory tomcat() {
-            return new TomcatServletWebServerFactory(0);
+            TomcatServletWebServerFactory tomcat = new TomcatServletWebServerFactory(0);
+            tomcat.setAddress(InetAddress.getLoopbackAddress());
+            return tomcat;
         }
 
         @Bean
