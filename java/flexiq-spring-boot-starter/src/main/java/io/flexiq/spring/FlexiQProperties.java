@@ -41,6 +41,7 @@ public class FlexiQProperties {
     private final Worker worker = new Worker();
     private final Metrics metrics = new Metrics();
     private final Maintenance maintenance = new Maintenance();
+    private final Dashboard dashboard = new Dashboard();
 
     /** Whether to auto-configure FlexiQ at all (default true). */
     public boolean isEnabled() {
@@ -318,6 +319,42 @@ public class FlexiQProperties {
         /** Sets how long running handlers may finish at shutdown. */
         public void setShutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+
+    /** The dashboard's settings. */
+    public Dashboard getDashboard() {
+        return dashboard;
+    }
+
+    /**
+     * The {@code flexiq.dashboard.*} properties: the web dashboard, mounted when the application
+     * is a servlet web application with io.flexiq:flexiq-dashboard on its classpath.
+     */
+    public static class Dashboard {
+        /** Whether to mount the dashboard (when flexiq-dashboard is on the classpath of a servlet web application). */
+        private boolean enabled = true;
+        /** The path the dashboard is served under. */
+        private String path = "/flexiq";
+
+        /** Whether to mount the dashboard (default true). */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** Sets whether to mount the dashboard. */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** The path the dashboard is served under (default /flexiq). */
+        public String getPath() {
+            return path;
+        }
+
+        /** Sets the path the dashboard is served under: "/" and one or more segments, no trailing "/". */
+        public void setPath(String path) {
+            this.path = path;
         }
     }
 }

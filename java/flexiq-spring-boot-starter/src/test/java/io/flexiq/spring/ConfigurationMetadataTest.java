@@ -43,6 +43,8 @@ class ConfigurationMetadataTest {
         expected.put("flexiq.maintenance.cancelled-retention", "\"24h\"");
         expected.put("flexiq.maintenance.dead-retention", "\"7d\"");
         expected.put("flexiq.maintenance.batch-size", "1000");
+        expected.put("flexiq.dashboard.enabled", "true");
+        expected.put("flexiq.dashboard.path", "\"/flexiq\"");
         expected.put("flexiq.worker.enabled", "true");
         expected.put("flexiq.worker.queues", "\"default\"");
         expected.put("flexiq.worker.concurrency", "10");

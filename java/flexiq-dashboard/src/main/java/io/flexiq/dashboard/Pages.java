@@ -1,0 +1,407 @@
+package io.flexiq.dashboard;
+
+import static io.flexiq.dashboard.Html.esc;
+
+import io.flexiq.EnqueueOptions;
+import io.flexiq.FlexiQ;
+import io.flexiq.JobCount;
+import io.flexiq.JobInfo;
+import io.flexiq.JobPage;
+import io.flexiq.JobQuery;
+import io.flexiq.JobState;
+import io.flexiq.RedriveResult;
+import io.flexiq.StorageUnavailableException;
+import io.flexiq.Throughput;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The dashboard's pages and actions, whatever server carries them. GETs only read; every change
+ * is a POST answered by a redirect. Keys appear as scope, preview and digest only: a raw key
+ * reaches the pages solely in a search's POST body, and is hashed by FlexiQ, never echoed.
+ */
+final class Pages {
+    private static final Pattern JOB = Pattern.compile("/jobs/(\\d{1,19})");
+    private static final Pattern ACTION = Pattern.compile("/jobs/(\\d{1,19})/(redrive|cancel|purge)");
+    private static final Map<String, String> NOTICES = Map.of(
+            "redriven", "Redriven: the job is due again, its attempts starting over.",
+            "replayed", "This redrive key already redrove this job: nothing changed.",
+            "not_dead", "Not redriven: the job is not dead-lettered.",
+            "cancelled", "Cancelled.",
+            "not_cancelled", "Not cancelled: only a pending job can be cancelled.",
+            "not_purged", "Not purged: a running job cannot be purged.",
+            "purged", "Purged: the job is deleted, and its key with it.",
+            "found", "The job holding that key, or that held it last.");
+
+    private static final int PAGE_SIZE = 50;
+    private static final Duration SPARKLINE_WINDOW = Duration.ofHours(1);
+    private static final System.Logger LOG = System.getLogger(Pages.class.getName());
+
+    private final FlexiQ flexiq;
+    private final PayloadRedactor redactor;
+
+    Pages(FlexiQ flexiq, PayloadRedactor redactor) {
+        this.flexiq = Objects.requireNonNull(flexiq, "flexiq");
+        this.redactor = Objects.requireNonNull(redactor, "redactor");
+    }
+
+    /** The page or action's answer; a failure of FlexiQ becomes an error page, logged. */
+    PageResponse handle(PageRequest request) {
+        try {
+            return route(request);
+        } catch (StorageUnavailableException e) {
+            LOG.log(System.Logger.Level.WARNING, "a dashboard page failed: {0}", e.getMessage());
+            return PageResponse.html(503, Html.page(request, "Database unavailable", "",
+                    "<p class=\"problem\">" + esc(e.getMessage()) + "</p>"));
+        } catch (IllegalArgumentException e) {
+            // FlexiQ's refusal of a value (a job id out of range, say): its message names the rule.
+            return PageResponse.html(400, Html.page(request, "Refused", "", "<p class=\"problem\">"
+                    + esc(e.getMessage()) + "</p>"));
+        } catch (RuntimeException e) {
+            // Its message may carry what the page must not show (a redactor's failure, say): logged only.
+            LOG.log(System.Logger.Level.ERROR, "a dashboard page failed", e);
+            return PageResponse.html(500, Html.page(request, "Error", "",
+                    "<p class=\"problem\">The page failed; the service's log says why.</p>"));
+        }
+    }
+
+    private PageResponse route(PageRequest request) {
+        String path = request.path();
+        Matcher action = ACTION.matcher(path);
+        if (action.matches()) {
+            return request.isPost() ? act(request, action.group(1), action.group(2)) : notAllowed();
+        }
+        if (path.equals("/search")) {
+            return request.isPost() ? search(request) : notAllowed();
+        }
+        if (request.isPost()) {
+            return notAllowed();
+        }
+        if (path.equals("/") || path.isEmpty()) {
+            return queues(request);
+        }
+        if (path.equals("/jobs")) {
+            return jobs(request);
+        }
+        Matcher job = JOB.matcher(path);
+        if (job.matches()) {
+            return job(request, job.group(1));
+        }
+        return PageResponse.html(404, Html.page(request, "Not found", "", "<p>No such page.</p>"));
+    }
+
+    /** Each queue's counts by state, and a sparkline of the jobs it finished per minute. */
+    private PageResponse queues(PageRequest request) {
+        Map<String, Map<JobState, Long>> byQueue = new TreeMap<>();
+        for (JobCount count : flexiq.countJobs()) {
+            byQueue.computeIfAbsent(count.queue(), q -> new TreeMap<>()).merge(count.state(), count.count(), Long::sum);
+        }
+        Map<String, Finished> finished = new TreeMap<>();
+        Instant thisMinute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+        for (Throughput minute : flexiq.throughput(SPARKLINE_WINDOW)) {
+            byQueue.computeIfAbsent(minute.queue(), q -> new TreeMap<>());
+            finished.computeIfAbsent(minute.queue(), q -> new Finished()).add(minute, thisMinute);
+        }
+        StringBuilder body = new StringBuilder("<table><thead><tr><th>Queue</th>");
+        for (JobState state : JobState.values()) {
+            boolean recent = state == JobState.COMPLETED || state == JobState.CANCELLED;
+            body.append("<th>").append(Html.capitalized(state)).append(recent ? " <span class=\"muted\">(1 h)</span>" : "")
+                    .append("</th>");
+        }
+        body.append("<th>Finished per minute, last hour</th></tr></thead><tbody>");
+        byQueue.forEach((queue, counts) -> {
+            body.append("<tr><td>").append(esc(queue)).append("</td>");
+            for (JobState state : JobState.values()) {
+                long count = counts.getOrDefault(state, 0L);
+                body.append("<td class=\"n\"><a href=\"")
+                        .append(esc(request.link("/jobs?state=" + Html.state(state) + "&queue=" + Html.query(queue))))
+                        .append("\">").append(count).append("</a></td>");
+            }
+            Finished line = finished.getOrDefault(queue, new Finished());
+            body.append("<td>").append(Sparkline.svg(line.perMinute, "Jobs of " + queue + " finished per minute"))
+                    .append(" <span class=\"muted\">").append(line.completed).append(" completed, ").append(line.dead)
+                    .append(" dead</span></td></tr>");
+        });
+        body.append("</tbody></table>");
+        if (byQueue.isEmpty()) {
+            body.append("<p class=\"muted\">No jobs yet.</p>");
+        }
+        return PageResponse.html(200, Html.page(request, "Queues", "", body.toString()));
+    }
+
+    /** A queue's finished jobs over the sparkline's window, a slot per minute, the current one last. */
+    private static final class Finished {
+        final long[] perMinute = new long[(int) SPARKLINE_WINDOW.toMinutes()];
+        long completed;
+        long dead;
+
+        void add(Throughput minute, Instant thisMinute) {
+            long ago = Duration.between(minute.minute(), thisMinute).toMinutes();
+            int slot = (int) Math.max(0, Math.min(perMinute.length - 1, perMinute.length - 1 - ago));
+            perMinute[slot] += minute.completed() + minute.dead();
+            completed += minute.completed();
+            dead += minute.dead();
+        }
+    }
+
+    /** One page of jobs, newest first, by state, queue and task; each filter optional. */
+    private PageResponse jobs(PageRequest request) {
+        JobState state = state(request.param("state"));
+        String queue = given(request.param("queue"));
+        String task = given(request.param("task"));
+        String after = given(request.param("after"));
+        JobQuery.Builder query = JobQuery.builder().limit(PAGE_SIZE);
+        if (state != null) {
+            query.state(state);
+        }
+        if (queue != null) {
+            query.queue(queue);
+        }
+        if (task != null) {
+            query.task(task);
+        }
+        if (after != null) {
+            query.after(after);
+        }
+        String title = state == null ? "Jobs"
+                : state == JobState.DEAD ? "Dead letters" : Html.capitalized(state) + " jobs";
+        JobPage page = flexiq.listJobs(query.build());
+        StringBuilder body = new StringBuilder();
+        body.append("<form method=\"get\" action=\"").append(esc(request.link("/jobs")))
+                .append("\" class=\"filters\">");
+        if (state != null) {
+            body.append("<input type=\"hidden\" name=\"state\" value=\"").append(Html.state(state)).append("\">");
+        }
+        body.append("<input name=\"queue\" placeholder=\"queue\" value=\"").append(esc(queue)).append("\">")
+                .append("<input name=\"task\" placeholder=\"task\" value=\"").append(esc(task)).append("\">")
+                .append("<button type=\"submit\">Filter</button></form>");
+        if (page.jobs().isEmpty()) {
+            body.append("<p class=\"muted\">No jobs here.</p>");
+        } else {
+            body.append("<table><thead><tr><th>Job</th><th>Queue</th><th>Task</th><th>State</th><th>Attempts</th>")
+                    .append("<th>Key</th><th>Created</th><th>Runs at</th><th>Finished</th><th>Last error</th><th></th>")
+                    .append("</tr></thead><tbody>");
+            for (JobInfo job : page.jobs()) {
+                body.append("<tr><td><a href=\"").append(esc(request.link("/jobs/" + job.id()))).append("\">")
+                        .append(esc(job.id())).append("</a></td><td>").append(esc(job.queue())).append("</td><td>")
+                        .append(esc(job.task())).append("</td><td>").append(Html.capitalized(job.state()))
+                        .append("</td><td class=\"n\">").append(job.attempt()).append('/').append(job.maxAttempts())
+                        .append("</td><td>").append(key(job)).append("</td><td>").append(Html.time(job.createdAt()))
+                        .append("</td><td>").append(Html.time(job.runAt())).append("</td><td>")
+                        .append(Html.time(job.finishedAt().orElse(null))).append("</td><td>")
+                        .append(esc(abbreviated(job.lastError().orElse("")))).append("</td><td>")
+                        .append(rowActions(request, job)).append("</td></tr>");
+            }
+            body.append("</tbody></table>");
+        }
+        body.append("<nav class=\"pages\">");
+        if (after != null) {
+            body.append("<a href=\"").append(esc(request.link(listLink(state, queue, task, null))))
+                    .append("\">First page</a> ");
+        }
+        page.nextCursor().ifPresent(next -> body.append("<a href=\"")
+                .append(esc(request.link(listLink(state, queue, task, next)))).append("\">Next page</a>"));
+        body.append("</nav>");
+        return PageResponse.html(200, Html.page(request, title, banner(request), body.toString()));
+    }
+
+    /**
+     * The job holding (or that last held) a key. The key comes in a POST body and is hashed by
+     * FlexiQ; the answer is a redirect to the job, or a page that does not repeat the key.
+     */
+    private PageResponse search(PageRequest request) {
+        String scope = Optional.ofNullable(given(request.param("scope"))).orElse(EnqueueOptions.DEFAULT_SCOPE);
+        String key = request.param("key");
+        if (key == null || key.isEmpty()) {
+            return PageResponse.html(400, Html.page(request, "Find by key", "",
+                    "<p class=\"problem\">Type a key to find the job holding it.</p>"));
+        }
+        Optional<JobInfo> found = flexiq.findByKey(scope, key);
+        if (found.isPresent()) {
+            return PageResponse.seeOther(request.link("/jobs/" + found.get().id() + "?notice=found"));
+        }
+        return PageResponse.html(404, Html.page(request, "Find by key", "",
+                "<p>No job holds or held that key in scope <code>" + esc(scope) + "</code>.</p>"));
+    }
+
+    private PageResponse job(PageRequest request, String id) {
+        Optional<JobInfo> found = flexiq.getJob(id);
+        if (found.isEmpty()) {
+            return noSuchJob(request, id);
+        }
+        JobInfo job = found.get();
+        StringBuilder body = new StringBuilder("<dl>");
+        field(body, "State", "<span class=\"" + (job.state() == JobState.DEAD ? "dead" : "") + "\">"
+                + Html.capitalized(job.state()) + "</span>");
+        field(body, "Task", esc(job.task()));
+        field(body, "Queue", esc(job.queue()));
+        field(body, "Priority", Integer.toString(job.priority()));
+        field(body, "Attempts", job.attempt() + " of " + job.maxAttempts());
+        field(body, "Tags", esc(String.join(", ", job.tags())));
+        field(body, "Created", Html.time(job.createdAt()));
+        field(body, "Runs at", Html.time(job.runAt()));
+        field(body, "Started", Html.time(job.startedAt().orElse(null)));
+        field(body, "Finished", Html.time(job.finishedAt().orElse(null)));
+        if (job.keyDigest().isPresent()) {
+            field(body, "Key scope", esc(job.keyScope().orElse("")));
+            field(body, "Key preview", "<code>" + esc(job.keyPreview().orElse("")) + "</code>");
+            field(body, "Key digest", "<code>" + esc(job.keyDigest().get()) + "</code>");
+            field(body, "Key held", job.keyHeld() ? "yes" : "no (released)");
+        } else {
+            field(body, "Key", "<span class=\"muted\">none</span>");
+        }
+        body.append("</dl>");
+        flexiq.getPayload(job.id()).ifPresent(payload -> body.append("<h2>Payload</h2><pre>")
+                .append(esc(redactor.redact(job, payload))).append("</pre>"));
+        job.lastError().ifPresent(error -> body.append("<h2>Last error</h2><pre>").append(esc(error)).append("</pre>"));
+        body.append(actions(request, job));
+        return PageResponse.html(200, Html.page(request, "Job " + job.id(), banner(request), body.toString()));
+    }
+
+    /** The buttons for what this job's state allows. */
+    private static String actions(PageRequest request, JobInfo job) {
+        StringBuilder out = new StringBuilder("<div class=\"actions\">");
+        String base = "/jobs/" + job.id();
+        if (job.state() == JobState.DEAD) {
+            out.append(Html.form(request, base + "/redrive", "<input name=\"redriveKey\" value=\""
+                    + esc(redriveKey()) + "\" size=\"44\" aria-label=\"Redrive key\">", "Redrive"));
+        }
+        if (job.state().isActive() && job.state() != JobState.RUNNING) {
+            out.append(Html.form(request, base + "/cancel", "", "Cancel"));
+        }
+        if (job.state() != JobState.RUNNING) {
+            out.append(Html.form(request, base + "/purge", "", "Purge"));
+        }
+        return out.append("</div>").toString();
+    }
+
+    private PageResponse act(PageRequest request, String id, String action) {
+        String back = "/jobs/" + id;
+        String notice;
+        switch (action) {
+            case "redrive" -> {
+                String key = request.param("redriveKey");
+                if (key == null || key.isBlank()) {
+                    return PageResponse.html(400, Html.page(request, "Job " + id, "",
+                            "<p class=\"problem\">A redrive needs a redrive key: go back and fill it in.</p>"));
+                }
+                RedriveResult result = flexiq.redrive(id, key);
+                switch (result.outcome()) {
+                    case NOT_FOUND -> {
+                        return noSuchJob(request, id);
+                    }
+                    case KEY_HELD -> {
+                        return PageResponse.seeOther(request.link(back + "?notice=key_held&holder="
+                                + result.keyHolderJobId().orElse("")));
+                    }
+                    default -> notice = result.outcome().name().toLowerCase(java.util.Locale.ROOT);
+                }
+            }
+            case "cancel" -> notice = flexiq.cancel(id) ? "cancelled" : "not_cancelled";
+            default -> {
+                if (flexiq.purge(id)) {
+                    return PageResponse.seeOther(request.link("/jobs?state=dead&notice=purged"));
+                }
+                notice = "not_purged";
+            }
+        }
+        return PageResponse.seeOther(request.link(back + "?notice=" + notice));
+    }
+
+    /** A list row's buttons: a dead job's redrive (with a fresh key) and purge, a pending job's cancel. */
+    private static String rowActions(PageRequest request, JobInfo job) {
+        String base = "/jobs/" + job.id();
+        if (job.state() == JobState.DEAD) {
+            return Html.form(request, base + "/redrive", "<input type=\"hidden\" name=\"redriveKey\" value=\""
+                    + esc(redriveKey()) + "\">", "Redrive") + Html.form(request, base + "/purge", "", "Purge");
+        }
+        if (job.state().isActive() && job.state() != JobState.RUNNING) {
+            return Html.form(request, base + "/cancel", "", "Cancel");
+        }
+        return "";
+    }
+
+    /** A key's scope and preview; the digest is on the job's page. */
+    private static String key(JobInfo job) {
+        return job.keyPreview().map(preview -> "<code>" + esc(preview) + "</code> <span class=\"muted\">"
+                + esc(job.keyScope().orElse("")) + "</span>").orElse("");
+    }
+
+    private static String listLink(JobState state, String queue, String task, String after) {
+        StringBuilder link = new StringBuilder("/jobs?");
+        if (state != null) {
+            link.append("state=").append(Html.state(state)).append('&');
+        }
+        if (queue != null) {
+            link.append("queue=").append(Html.query(queue)).append('&');
+        }
+        if (task != null) {
+            link.append("task=").append(Html.query(task)).append('&');
+        }
+        if (after != null) {
+            link.append("after=").append(Html.query(after)).append('&');
+        }
+        return link.substring(0, link.length() - 1);
+    }
+
+    /** The state a list asks for, or null for every state (or a name that is none). */
+    private static JobState state(String name) {
+        if (name == null) {
+            return null;
+        }
+        for (JobState state : JobState.values()) {
+            if (Html.state(state).equals(name)) {
+                return state;
+            }
+        }
+        return null;
+    }
+
+    private static String given(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+
+    private static String abbreviated(String text) {
+        String line = text.lines().findFirst().orElse("");
+        return line.length() > 120 ? line.substring(0, 119) + "…" : line;
+    }
+
+    /** A fresh redrive key per rendered form: submitting one form twice redrives once. */
+    private static String redriveKey() {
+        return "dashboard-" + UUID.randomUUID();
+    }
+
+    /** The notice a redirect after an action asked for: fixed texts only, nothing echoed. */
+    private static String banner(PageRequest request) {
+        String code = request.param("notice");
+        if ("key_held".equals(code)) {
+            String holder = request.param("holder");
+            String link = holder != null && holder.matches("\\d{1,19}")
+                    ? " <a href=\"" + esc(request.link("/jobs/" + holder)) + "\">Job " + holder + "</a> holds it."
+                    : "";
+            return "<div class=\"problem\">Not redriven: a newer active job holds this job's key." + link + "</div>";
+        }
+        String text = code == null ? null : NOTICES.get(code);
+        return text == null ? "" : "<div class=\"notice\">" + esc(text) + "</div>";
+    }
+
+    private static void field(StringBuilder body, String name, String html) {
+        body.append("<dt>").append(esc(name)).append("</dt><dd>").append(html).append("</dd>");
+    }
+
+    private static PageResponse noSuchJob(PageRequest request, String id) {
+        return PageResponse.html(404, Html.page(request, "Job " + id, "", "<p>There is no such job.</p>"));
+    }
+
+    static PageResponse notAllowed() {
+        return PageResponse.text(405, "Method not allowed: pages are read with GET, actions are POST forms.");
+    }
+}

@@ -1,0 +1,176 @@
+package io.flexiq.dashboard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.flexiq.EnqueueOptions;
+import io.flexiq.FlexiQ;
+import io.flexiq.JobState;
+import io.flexiq.Task;
+import io.flexiq.Worker;
+import io.flexiq.test.FlexiQExtension;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/** The dashboard in a real browser: headless Chromium driven by Selenium, on a real PostgreSQL. */
+@ExtendWith(FlexiQExtension.class)
+class DashboardBrowserTest {
+    /** Longer than a preview (a third of the key, at most 8 characters), so a leak would show. */
+    static final String KEY = "invoice-2026-000417-customer-8812";
+
+    static final String CRAWL_KEY = "invoice-2026-000418-customer-9913";
+    static final String OTHER_KEY = "shipment-batch-77-eu-west-priority";
+
+    private static final Task<String> SHIP = Task.of("ship_parcel", String.class);
+
+    private final FlexiQ flexiq;
+    private Dashboard dashboard;
+    private ChromeDriver browser;
+
+    DashboardBrowserTest(FlexiQ flexiq) {
+        this.flexiq = flexiq;
+    }
+
+    @BeforeEach
+    void start() {
+        dashboard = Dashboard.builder(flexiq).port(0).authenticator(DashboardAuthenticator.permitAllOnLoopback()).start();
+        browser = Browser.start();
+    }
+
+    @AfterEach
+    void stop() {
+        browser.quit();
+        dashboard.close();
+    }
+
+    @Test
+    void findsADeadJobByItsKeyRedrivesItAndSeesItComplete() throws Exception {
+        AtomicBoolean fixed = new AtomicBoolean();
+        AtomicInteger runs = new AtomicInteger();
+        String id = flexiq.enqueue(SHIP, "parcel 417", EnqueueOptions.builder()
+                .queue("browser").idempotencyKey(KEY).maxAttempts(1).build());
+        Worker worker = flexiq.worker().queues("browser").pollInterval(Duration.ofMillis(50))
+                .handle(SHIP, (parcel, job) -> {
+                    runs.incrementAndGet();
+                    if (!fixed.get()) {
+                        throw new IllegalStateException("the carrier refused " + parcel);
+                    }
+                }).build().start();
+        try {
+            await(() -> flexiq.getJob(id).orElseThrow().state() == JobState.DEAD);
+            fixed.set(true);
+
+            // Find it by its key, as an operator with a customer's invoice number would.
+            browser.get(dashboard.uri().toString());
+            browser.findElement(By.name("key")).sendKeys(KEY);
+            browser.findElement(By.xpath("//header//button[text()='Find']")).click();
+            new WebDriverWait(browser, Duration.ofSeconds(10))
+                    .until(page -> page.getTitle().equals("Job " + id + " · FlexiQ"));
+            assertTrue(browser.findElement(By.tagName("dl")).getText().contains("Dead"), browser.getPageSource());
+            assertTrue(browser.getPageSource().contains("the carrier refused parcel 417"), "the last error");
+            browser.findElement(By.xpath("//button[text()='Redrive']")).click();
+
+            new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getPageSource().contains("Redriven:"));
+            await(() -> flexiq.getJob(id).orElseThrow().state() == JobState.COMPLETED);
+            browser.navigate().refresh();
+            assertTrue(stateShown(browser).equals("Completed"), browser.getPageSource());
+        } finally {
+            worker.close();
+        }
+        assertEquals(2, runs.get(), "one failed run, one after the redrive");
+    }
+
+    @Test
+    void noPageShowsARawKey() throws Exception {
+        String dead = flexiq.enqueue(SHIP, "parcel 1", EnqueueOptions.builder()
+                .queue("crawl").idempotencyKey(CRAWL_KEY).maxAttempts(1).build());
+        flexiq.enqueue(SHIP, "parcel 2", EnqueueOptions.builder().queue("crawl").uniqueKey(OTHER_KEY).build());
+        flexiq.enqueue(SHIP, "parcel 3", EnqueueOptions.builder().queue("crawl").delay(Duration.ofHours(1))
+                .scope("tenant-7").idempotencyKey(CRAWL_KEY).build());
+        Worker worker = flexiq.worker().queues("crawl").pollInterval(Duration.ofMillis(50)).handle(SHIP, (parcel, job) -> {
+            throw new IllegalStateException("no carrier for " + parcel);
+        }).build().start();
+        try {
+            await(() -> flexiq.getJob(dead).orElseThrow().state() == JobState.DEAD);
+        } finally {
+            worker.close();
+        }
+        String digest = flexiq.getJob(dead).orElseThrow().keyDigest().orElseThrow();
+        String preview = flexiq.getJob(dead).orElseThrow().keyPreview().orElseThrow();
+        assertTrue(preview.length() < CRAWL_KEY.length(), preview);
+
+        // Every page a link leads to, from the start page on.
+        StringBuilder seen = new StringBuilder();
+        Set<String> visited = new HashSet<>();
+        Deque<String> queue = new ArrayDeque<>(List.of(dashboard.uri().toString()));
+        String origin = dashboard.uri().resolve("/").toString();
+        while (!queue.isEmpty() && visited.size() < 200) {
+            String url = queue.poll();
+            if (!visited.add(url)) {
+                continue;
+            }
+            browser.get(url);
+            String html = browser.getPageSource();
+            assertRawKeysAbsent(url, html);
+            seen.append(html);
+            for (WebElement link : browser.findElements(By.cssSelector("a[href]"))) {
+                String target = link.getDomProperty("href").replaceFirst("#.*", "");
+                if (target.startsWith(origin) && !visited.contains(target)) {
+                    queue.add(target);
+                }
+            }
+        }
+        assertTrue(visited.contains(dashboard.uri().resolve("/jobs/" + dead).toString()), "the crawl reached the job: "
+                + visited);
+        assertTrue(seen.indexOf(preview) >= 0, "the preview is shown");
+        assertTrue(seen.indexOf(digest) >= 0, "the digest is shown");
+
+        // The search's answers: a job found, and a key no job holds.
+        Map<String, String> answers = Map.of(CRAWL_KEY, "Job " + dead, CRAWL_KEY + "-unknown", "Find by key");
+        for (Map.Entry<String, String> search : answers.entrySet()) {
+            browser.get(dashboard.uri().toString());
+            browser.findElement(By.name("key")).sendKeys(search.getKey());
+            browser.findElement(By.xpath("//header//button[text()='Find']")).click();
+            new WebDriverWait(browser, Duration.ofSeconds(10))
+                    .until(page -> page.getTitle().equals(search.getValue() + " · FlexiQ"));
+            assertRawKeysAbsent("the search's answer", browser.getPageSource());
+        }
+    }
+
+    private static void assertRawKeysAbsent(String where, String html) {
+        for (String key : List.of(KEY, CRAWL_KEY, OTHER_KEY)) {
+            assertFalse(html.contains(key), "a raw key on " + where + ":\n" + html);
+        }
+    }
+
+    private static String stateShown(WebDriver page) {
+        return page.findElement(By.xpath("//dt[text()='State']/following-sibling::dd[1]")).getText();
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out");
+            }
+            Thread.sleep(20);
+        }
+    }
+}
