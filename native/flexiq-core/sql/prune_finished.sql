@@ -10,38 +10,22 @@
 -- asked for as a range of (state, finished_at) pairs: that is "this state, finished before the
 -- cutoff", said in a way that no other index's predicate is implied by. Said as state = 'dead',
 -- it would let the planner read every dead job through jobs_dead and sort them, at every pass.
-WITH completed AS (
-    SELECT j.id
-      FROM {schema}.jobs j
-     WHERE (j.state, j.finished_at) >= ('completed', '-infinity')
-       AND (j.state, j.finished_at) < ('completed', now() - $1::bigint * interval '1 millisecond')
-       AND j.finished_at IS NOT NULL AND NOT j.key_held
-     ORDER BY j.state, j.finished_at
-     LIMIT $4
-       FOR UPDATE OF j SKIP LOCKED
-), cancelled AS (
-    SELECT j.id
-      FROM {schema}.jobs j
-     WHERE (j.state, j.finished_at) >= ('cancelled', '-infinity')
-       AND (j.state, j.finished_at) < ('cancelled', now() - $2::bigint * interval '1 millisecond')
-       AND j.finished_at IS NOT NULL AND NOT j.key_held
-     ORDER BY j.state, j.finished_at
-     LIMIT $4
-       FOR UPDATE OF j SKIP LOCKED
-), dead AS (
-    SELECT j.id
-      FROM {schema}.jobs j
-     WHERE (j.state, j.finished_at) >= ('dead', '-infinity')
-       AND (j.state, j.finished_at) < ('dead', now() - $3::bigint * interval '1 millisecond')
-       AND j.finished_at IS NOT NULL AND NOT j.key_held
-     ORDER BY j.state, j.finished_at
-     LIMIT $4
-       FOR UPDATE OF j SKIP LOCKED
+WITH doomed AS (
+    SELECT p.id
+      FROM (VALUES ('completed', $1::bigint), ('cancelled', $2::bigint), ('dead', $3::bigint))
+               AS r(state, retention_ms),
+           LATERAL (SELECT j.id
+                      FROM {schema}.jobs j
+                     WHERE (j.state, j.finished_at) >= (r.state, '-infinity'::timestamptz)
+                       AND (j.state, j.finished_at)
+                           < (r.state, now() - r.retention_ms * interval '1 millisecond')
+                       AND j.finished_at IS NOT NULL AND NOT j.key_held
+                     ORDER BY j.state, j.finished_at
+                     LIMIT $4
+                       FOR UPDATE OF j SKIP LOCKED) p
 ), deleted AS (
     DELETE FROM {schema}.jobs j
-     WHERE j.id = ANY (ARRAY(SELECT c.id FROM completed c
-                             UNION ALL SELECT c.id FROM cancelled c
-                             UNION ALL SELECT d.id FROM dead d))
+     WHERE j.id = ANY (ARRAY(SELECT d.id FROM doomed d))
     RETURNING j.state
 )
 SELECT count(*) FILTER (WHERE state = 'completed') AS completed,
