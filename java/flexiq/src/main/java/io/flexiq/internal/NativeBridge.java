@@ -185,15 +185,16 @@ public final class NativeBridge {
                     .optI64(timeout.isPresent(), timeout.map(Duration::toMillis).orElse(0L))
                     .strings(options.tags().toArray(new String[0]))
                     .optI64(keyRetention != null, keyRetention == null ? 0L : keyRetention.toMillis());
-            optMillis(options.deadline().map(NativeBridge::micros));
+            optLong(options.deadline().map(NativeBridge::micros));
             w.string(options.concurrencyKey().orElse(null));
-            optMillis(options.concurrencyKey().map(k -> (long) options.concurrencyLimit()));
-            optMillis(options.debounce().map(Duration::toMillis));
-            optMillis(options.maxWait().map(Duration::toMillis));
-            optMillis(options.throttle().map(Duration::toMillis));
+            optLong(options.concurrencyKey().map(k -> (long) options.concurrencyLimit()));
+            optLong(options.debounce().map(Duration::toMillis));
+            optLong(options.maxWait().map(Duration::toMillis));
+            optLong(options.throttle().map(Duration::toMillis));
         }
 
-        private void optMillis(Optional<Long> value) {
+        /** An optional number (microseconds, milliseconds or a count, as the field says). */
+        private void optLong(Optional<Long> value) {
             w.optI64(value.isPresent(), value.orElse(0L));
         }
 
