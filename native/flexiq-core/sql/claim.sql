@@ -65,10 +65,10 @@ WITH async AS MATERIALIZED (
        SET state = 'running', attempt = j.attempt + 1, started_at = now(),
            lease_expires_at = now() + $4 * interval '1 millisecond', claim_token = $5
      WHERE j.id = ANY (ARRAY(SELECT c.id FROM chosen c))
-    RETURNING j.id, j.queue, j.task, j.payload, j.attempt, j.max_attempts, j.timeout_ms, j.priority,
-              j.run_at
+    RETURNING j.id, j.queue, j.task, j.payload, j.payload_codec, j.attempt, j.max_attempts,
+              j.timeout_ms, j.priority, j.run_at
 )
-SELECT c.id, c.queue, c.task, c.payload, c.attempt, c.max_attempts, c.timeout_ms,
+SELECT c.id, c.queue, c.task, c.payload, c.payload_codec, c.attempt, c.max_attempts, c.timeout_ms,
        (extract(epoch FROM now() - c.run_at) * 1000000)::bigint AS waited_us
   FROM claimed c
  ORDER BY c.priority DESC, c.run_at, c.id

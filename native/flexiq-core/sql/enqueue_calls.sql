@@ -15,20 +15,20 @@ WITH p AS MATERIALIZED (
            $9::bigint[] AS retry_max_ms, $10::double precision[] AS retry_multiplier,
            $11::double precision[] AS retry_jitter, $12::bigint[] AS timeout_ms,
            $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms, $15::jsonb[] AS flow,
-           $16::text[] AS scope, $17::bytea[] AS key_digest, $18::text[] AS key_preview,
-           $19::integer[] AS id_rank
+           $16::text[] AS payload_codec, $17::bytea[] AS payload_digest, $18::text[] AS scope,
+           $19::bytea[] AS key_digest, $20::text[] AS key_preview, $21::integer[] AS id_rank
 ), e AS MATERIALIZED (
     SELECT t.*
       FROM p,
            unnest(p.payload, p.queue, p.task, p.priority, p.run_at_micros, p.delay_ms,
                   p.max_attempts, p.retry_initial_ms, p.retry_max_ms, p.retry_multiplier,
-                  p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms, p.flow, p.scope,
-                  p.key_digest, p.id_rank)
+                  p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms, p.flow,
+                  p.payload_digest, p.scope, p.key_digest, p.id_rank)
                WITH ORDINALITY AS t(payload, queue, task, priority, run_at_micros, delay_ms,
                                     max_attempts, retry_initial_ms, retry_max_ms,
                                     retry_multiplier, retry_jitter, timeout_ms, tags,
-                                    key_retention_ms, flow, scope, key_digest, id_rank,
-                                    ord)
+                                    key_retention_ms, flow, payload_digest, scope,
+                                    key_digest, id_rank, ord)
 ), holder AS MATERIALIZED (
     SELECT e.ord, e.id_rank, h.id, h.usable
       FROM e
@@ -37,12 +37,14 @@ WITH p AS MATERIALIZED (
       LEFT JOIN LATERAL (
           SELECT j.id,
                  (j.held_until IS NULL OR j.held_until > now())
-                 AND (j.queue, j.task, j.payload, j.priority, j.requested_run_at,
+                 AND (j.queue, j.task, {schema}.payload_fingerprint(j.payload, j.payload_digest),
+                      j.priority, j.requested_run_at,
                       j.requested_delay_ms, j.max_attempts, j.retry_initial_ms, j.retry_max_ms,
                       j.retry_multiplier, j.retry_jitter, j.timeout_ms, j.tags,
                       j.key_retention_ms, j.flow)
                      IS NOT DISTINCT FROM
-                     (e.queue, e.task, e.payload, e.priority,
+                     (e.queue, e.task, {schema}.payload_fingerprint(e.payload, e.payload_digest),
+                      e.priority,
                       {schema}.micros_to_timestamptz(e.run_at_micros), e.delay_ms,
                       e.max_attempts, e.retry_initial_ms, e.retry_max_ms, e.retry_multiplier,
                       e.retry_jitter, e.timeout_ms, e.tags, e.key_retention_ms, e.flow) AS usable
@@ -63,7 +65,8 @@ WITH p AS MATERIALIZED (
            LATERAL {schema}.new_jobs(i.id, p.payload, p.queue, p.task, p.priority,
                p.run_at_micros, p.delay_ms, p.max_attempts, p.retry_initial_ms, p.retry_max_ms,
                p.retry_multiplier, p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms,
-               p.flow, p.scope, p.key_digest, p.key_preview) n
+               p.flow, p.payload_codec, p.payload_digest, p.scope, p.key_digest,
+               p.key_preview) n
      WHERE n.id IS NOT NULL
         ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING
     RETURNING id

@@ -1,5 +1,5 @@
--- A batch with keys: one call of enqueue_keyed. The first fourteen parameters are the job
--- columns, then come each key's scope, digest and preview, and each entry's rank in the
+-- A batch with keys: one call of enqueue_keyed. The first seventeen parameters are the job
+-- columns (with the payload codec's id and digest), then come each key's scope, digest and preview, and each entry's rank in the
 -- caller's order. Each parameter appears once, in order, so that the statement also runs with
 -- JDBC's positional placeholders; the casts let a driver send any array type.
 --
@@ -12,15 +12,16 @@ WITH p AS MATERIALIZED (
            $9::bigint[] AS retry_max_ms, $10::double precision[] AS retry_multiplier,
            $11::double precision[] AS retry_jitter, $12::bigint[] AS timeout_ms,
            $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms, $15::jsonb[] AS flow,
-           $16::text[] AS scope, $17::bytea[] AS key_digest, $18::text[] AS key_preview,
-           $19::integer[] AS id_rank
+           $16::text[] AS payload_codec, $17::bytea[] AS payload_digest, $18::text[] AS scope,
+           $19::bytea[] AS key_digest, $20::text[] AS key_preview, $21::integer[] AS id_rank
 ), answer AS MATERIALIZED (
     SELECT k.*
       FROM p,
            {schema}.enqueue_keyed(p.payload, p.queue, p.task, p.priority, p.run_at_micros,
                p.delay_ms, p.max_attempts, p.retry_initial_ms, p.retry_max_ms,
                p.retry_multiplier, p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms,
-               p.flow, p.scope, p.key_digest, p.key_preview, p.id_rank) WITH ORDINALITY AS k
+               p.flow, p.payload_codec, p.payload_digest, p.scope, p.key_digest, p.key_preview,
+               p.id_rank) WITH ORDINALITY AS k
 )
 SELECT a.job_id, a.created, a.conflict::text, NULL::text AS decision
   FROM answer a

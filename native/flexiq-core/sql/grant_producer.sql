@@ -18,7 +18,7 @@ BEGIN
                     {schema}.insert_keyed,
                     {schema}.place_jobs,
                     {schema}.new_jobs, {schema}.request_of, {schema}.announce,
-                    {schema}.micros_to_timestamptz TO %I',
+                    {schema}.micros_to_timestamptz, {schema}.payload_fingerprint TO %I',
                    v_role);
 END
 $$

@@ -16,7 +16,8 @@ WITH placed AS (
                    $10::double precision[] AS retry_multiplier,
                    $11::double precision[] AS retry_jitter, $12::bigint[] AS timeout_ms,
                    $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms,
-                   $15::jsonb[] AS flow
+                   $15::jsonb[] AS flow, $16::text[] AS payload_codec,
+                   $17::bytea[] AS payload_digest
             OFFSET 0) p,
            LATERAL (SELECT ARRAY(SELECT nextval('{schema}.jobs_id_seq')
                                    FROM generate_series(1, cardinality(p.payload))) AS id
@@ -24,7 +25,7 @@ WITH placed AS (
            LATERAL {schema}.new_jobs(i.id, p.payload, p.queue, p.task, p.priority,
                p.run_at_micros, p.delay_ms, p.max_attempts, p.retry_initial_ms, p.retry_max_ms,
                p.retry_multiplier, p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms,
-               p.flow, NULL, NULL, NULL) n
+               p.flow, p.payload_codec, p.payload_digest, NULL, NULL, NULL) n
     RETURNING id, queue, state
 )
 SELECT placed.id, true, NULL::text, NULL::text AS decision

@@ -8,4 +8,4 @@ j.id, j.queue, j.task, j.state, j.priority, j.attempt, j.max_attempts,
        (extract(epoch FROM j.finished_at) * 1000000)::bigint AS finished_at,
        j.key_scope, encode(j.key_digest, 'hex') AS key_digest, j.key_preview,
        j.key_held AND (j.held_until IS NULL OR j.held_until > now()) AS key_held,
-       j.last_error
+       j.last_error, j.payload_codec

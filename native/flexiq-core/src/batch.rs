@@ -9,7 +9,7 @@ use crate::keys;
 use crate::request::{differing_fields, JobRequest, Schedule};
 use crate::statement::Param;
 
-/// The job columns of some entries, as the statements take them ($1 to $15).
+/// The job columns of some entries, as the statements take them ($1 to $17).
 pub(crate) struct Columns<'a> {
     entries: Vec<&'a JobRequest>,
     /// JSON arrays, sorted and without repeats.
@@ -33,7 +33,7 @@ impl<'a> Columns<'a> {
         }
     }
 
-    /// The columns as the statement's first fifteen parameters.
+    /// The columns as the statement's first seventeen parameters.
     pub fn params(&self) -> Vec<Param<'_>> {
         let e = &self.entries;
         let schedule = |r: &JobRequest| match r.schedule {
@@ -42,7 +42,7 @@ impl<'a> Columns<'a> {
             Schedule::Delay { millis } => (None, Some(millis)),
         };
         vec![
-            Param::Bytea(e.iter().map(|r| Some(r.payload.as_slice())).collect()),
+            Param::Bytea(e.iter().map(|r| Some(r.stored_payload())).collect()),
             Param::Text(e.iter().map(|r| Some(r.queue.as_str())).collect()),
             Param::Text(e.iter().map(|r| Some(r.task.as_str())).collect()),
             Param::Int4(e.iter().map(|r| Some(r.priority)).collect()),
@@ -57,6 +57,16 @@ impl<'a> Columns<'a> {
             Param::Text(self.tags.iter().map(|t| Some(t.as_str())).collect()),
             Param::Int8(e.iter().map(|r| r.key_retention_ms).collect()),
             Param::Text(self.flows.iter().map(Option::as_deref).collect()),
+            Param::Text(
+                e.iter()
+                    .map(|r| r.encoded.as_ref().map(|c| c.codec.as_str()))
+                    .collect(),
+            ),
+            Param::Bytea(
+                e.iter()
+                    .map(|r| r.encoded.as_ref().map(|c| c.digest.as_slice()))
+                    .collect(),
+            ),
         ]
     }
 }

@@ -37,6 +37,8 @@ pub struct JobInfo {
     /// Whether the job holds its key: it is active, or its retention window is open.
     pub key_held: bool,
     pub last_error: Option<String>,
+    /// The payload codec that encoded the job's payload; `None` when it is stored as serialized.
+    pub payload_codec: Option<String>,
 }
 
 impl Client {

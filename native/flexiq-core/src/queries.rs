@@ -58,6 +58,15 @@ pub struct Throughput {
     pub dead: i64,
 }
 
+/// A job's payload as stored.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct StoredPayload {
+    pub task: String,
+    pub payload: Vec<u8>,
+    /// The codec that encoded `payload`; `None` when it is stored as serialized.
+    pub payload_codec: Option<String>,
+}
+
 /// The cursor that resumes a listing after the job `id`.
 fn cursor(id: i64) -> String {
     format!("{CURSOR_PREFIX}{id:x}")
@@ -178,12 +187,13 @@ impl Client {
         Ok(rows)
     }
 
-    /// The payload of a job as stored: the bytes its enqueue serialized.
-    pub async fn get_payload(&self, id: i64) -> Result<Option<Vec<u8>>> {
+    /// The payload of a job as stored, with the id of the codec that encoded it (`None`: the
+    /// bytes its enqueue serialized).
+    pub async fn get_payload(&self, id: i64) -> Result<Option<StoredPayload>> {
         let payload = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_scalar(&self.sql.get_payload)
+                sqlx::query_as(&self.sql.get_payload)
                     .bind(id)
                     .fetch_optional(c)
                     .await

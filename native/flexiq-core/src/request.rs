@@ -95,12 +95,29 @@ impl Flow {
     }
 }
 
+/// A payload as a binding's payload codec encoded it, stored in place of the serialized one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    /// The codec's id, stored with the job: workers decode by it.
+    pub codec: String,
+    /// What the codec made of the serialized payload.
+    pub bytes: Vec<u8>,
+    /// The codec's digest of the serialized payload, which replays are compared by: two
+    /// encodings of one payload may differ.
+    pub digest: Vec<u8>,
+}
+
+/// The digest lengths accepted from a payload codec, in bytes (128 to 512 bits).
+pub const CODEC_DIGEST_BYTES: std::ops::RangeInclusive<usize> = 16..=64;
+
 /// One job to enqueue.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRequest {
     pub task: String,
-    /// The serialized payload, before any codec.
+    /// The serialized payload, before any codec: keys are derived from it.
     pub payload: Vec<u8>,
+    /// What a payload codec made of `payload`, stored instead of it; `None` stores `payload`.
+    pub encoded: Option<Encoded>,
     /// The resolved dedup key; `None` enqueues without dedup.
     pub key: Option<String>,
     pub scope: String,
@@ -121,6 +138,7 @@ impl JobRequest {
         JobRequest {
             task: task.into(),
             payload: payload.into(),
+            encoded: None,
             key: None,
             scope: "default".into(),
             queue: "default".into(),
@@ -146,6 +164,18 @@ impl JobRequest {
         validate::task_name(&self.task)?;
         if let Some(key) = &self.key {
             validate::key(key)?;
+        }
+        if let Some(e) = &self.encoded {
+            validate::codec_id(&e.codec)?;
+            if !CODEC_DIGEST_BYTES.contains(&e.digest.len()) {
+                return Err(Error::InvalidArgument(format!(
+                    "the digest of payload codec {:?} must be {} to {} bytes, got {}",
+                    e.codec,
+                    CODEC_DIGEST_BYTES.start(),
+                    CODEC_DIGEST_BYTES.end(),
+                    e.digest.len()
+                )));
+            }
         }
         validate::name("scope", &self.scope)?;
         validate::name("queue", &self.queue)?;
@@ -261,7 +291,10 @@ impl JobRequest {
         Fingerprint {
             queue: &self.queue,
             task: &self.task,
-            payload_sha256: keys::hex(&Sha256::digest(&self.payload)),
+            payload_sha256: match &self.encoded {
+                Some(e) => keys::hex(&e.digest),
+                None => keys::hex(&Sha256::digest(&self.payload)),
+            },
             priority: self.priority,
             run_at_micros,
             delay_ms,
@@ -272,6 +305,11 @@ impl JobRequest {
             key_retention_ms: self.key_retention_ms,
             flow: &self.flow,
         }
+    }
+
+    /// The payload as stored: what its codec made of it, or else the serialized payload.
+    pub(crate) fn stored_payload(&self) -> &[u8] {
+        self.encoded.as_ref().map_or(&self.payload, |e| &e.bytes)
     }
 
     /// The tags as stored and compared: sorted, each once.

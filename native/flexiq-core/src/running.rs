@@ -20,7 +20,9 @@ pub struct ClaimedJob {
     pub id: i64,
     pub queue: String,
     pub task: String,
+    /// As stored: encoded by the codec `payload_codec` names, if any.
     pub payload: Vec<u8>,
+    pub payload_codec: Option<String>,
     /// This attempt's number, from 1.
     pub attempt: i32,
     pub max_attempts: i32,

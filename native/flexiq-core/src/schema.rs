@@ -53,6 +53,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "maintenance: redrive keys indexed by job, for pruning",
         sql: include_str!("../migrations/0007_maintenance.sql"),
     },
+    Migration {
+        version: 8,
+        description: "payload codecs: the codec and the digest of each encoded payload",
+        sql: include_str!("../migrations/0008_payload_codec.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,
@@ -91,6 +96,7 @@ macro_rules! definition {
 /// `announce` drops the trigger that announced inserts), since migrations hold no functions.
 const DEFINITIONS: &[Definition] = &[
     definition!("micros_to_timestamptz"),
+    definition!("payload_fingerprint"),
     definition!("new_jobs"),
     definition!("request_of"),
     definition!("enqueue_keyed"),

@@ -14,6 +14,22 @@ pub fn key(key: &str) -> Result<()> {
     non_empty_bounded_without_nul("key", key, MAX_KEY_BYTES)
 }
 
+/// The longest payload codec id accepted: as many ASCII characters.
+pub const MAX_CODEC_ID_BYTES: usize = 64;
+
+/// Checks the id a payload codec stores with each job it encodes: 1 to 64 of a-z, A-Z, 0-9,
+/// `.`, `_` and `-`, so that it prints as it is wherever it is shown.
+pub fn codec_id(id: &str) -> Result<()> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if id.is_empty() || id.len() > MAX_CODEC_ID_BYTES || !id.chars().all(allowed) {
+        return Err(Error::InvalidArgument(format!(
+            "payload codec id {id:?} must be 1 to {MAX_CODEC_ID_BYTES} characters of a-z, A-Z, \
+             0-9, '.', '_' and '-'"
+        )));
+    }
+    Ok(())
+}
+
 /// The longest scope, queue or tag accepted, in bytes of UTF-8.
 pub const MAX_NAME_BYTES: usize = 128;
 

@@ -4,8 +4,8 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use flexiq_core::{
-    Client, ClientConfig, EnqueueRow, Enqueued, Flow, JobInfo, JobQuery, JobRequest, Param,
-    PendingEnqueue, PreparedEnqueue, RateTarget, RetryPolicy, Schedule,
+    Client, ClientConfig, Encoded, EnqueueRow, Enqueued, Flow, JobInfo, JobQuery, JobRequest,
+    Param, PendingEnqueue, PreparedEnqueue, RateTarget, RetryPolicy, Schedule,
 };
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
@@ -80,7 +80,8 @@ pub(crate) fn drop_schema(client: &Client, _: &mut Reader<'_>, _: &mut Writer) -
 /// `nativeEnqueue(client, list of entry)` → list of (i64 jobId, i32 outcome code, i32 reason
 /// code, 0 for none), in input order, one statement for the whole list. An entry:
 ///
-/// text task, bool canonicalize, bytes payload, bool deriveKey, text-or-null key, text scope,
+/// text task, bool canonicalize, bytes payload, text-or-null codec (then, if present: bytes
+/// encoded, bytes digest), bool deriveKey, text-or-null key, text scope,
 /// text queue, i32 priority, optional i64 runAtMicros, optional i64 delayMillis,
 /// i32 maxAttempts, i64 retryInitialMillis, i64 retryMaxMillis, f64 retryMultiplier,
 /// f64 retryJitter, optional i64 timeoutMillis, list of text tags, optional i64
@@ -90,7 +91,10 @@ pub(crate) fn drop_schema(client: &Client, _: &mut Reader<'_>, _: &mut Writer) -
 ///
 /// `canonicalize` says the payload is JSON to put in canonical form first; `deriveKey` says the
 /// key is the auto key of the (canonical) payload. Java resolves which key applies; only that
-/// key, or the request to derive it, crosses. A derived-key enqueue thus crosses once.
+/// key, or the request to derive it, crosses. A derived-key enqueue thus crosses once. `codec`
+/// names the payload codec that made `encoded` of the payload, stored in its place, and
+/// `digest` is the codec's digest of the payload (see `flexiq_core::Encoded`); such a payload
+/// is serialized already, so `canonicalize` is false.
 pub(crate) fn enqueue(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let requests = job_requests(r)?;
     let results = block_on(client.enqueue_many(&requests))??;
@@ -206,6 +210,20 @@ fn job_request(r: &mut Reader<'_>) -> BridgeResult<JobRequest> {
     } else {
         payload.to_vec()
     };
+    let encoded = match r.opt_string("codec")? {
+        Some(codec) if canonicalize => {
+            return Err(BridgeError::BadArgument(format!(
+                "payload codec {codec:?} was given JSON to put in canonical form; encode the \
+                 canonical payload"
+            )))
+        }
+        Some(codec) => Some(Encoded {
+            codec,
+            bytes: r.bytes("encoded")?.to_vec(),
+            digest: r.bytes("digest")?.to_vec(),
+        }),
+        None => None,
+    };
     let derive_key = r.bool("deriveKey")?;
     let key = r.opt_string("key")?;
     let key = if derive_key {
@@ -224,6 +242,7 @@ fn job_request(r: &mut Reader<'_>) -> BridgeResult<JobRequest> {
     Ok(JobRequest {
         task,
         payload,
+        encoded,
         key,
         scope,
         queue,
@@ -312,10 +331,17 @@ pub(crate) fn throughput(client: &Client, r: &mut Reader<'_>, w: &mut Writer) ->
     Ok(())
 }
 
-/// `nativeGetPayload(client, i64 jobId)` → optional bytes: the payload as stored.
+/// `nativeGetPayload(client, i64 jobId)` → bool found, then if found: text task, bytes payload as
+/// stored, text-or-null codec (the payload codec that encoded it).
 pub(crate) fn get_payload(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    let payload = block_on(client.get_payload(r.i64("jobId")?))??;
-    w.opt_bytes(payload.as_deref())
+    let stored = block_on(client.get_payload(r.i64("jobId")?))??;
+    w.bool(stored.is_some());
+    if let Some(s) = stored {
+        w.string(&s.task)?;
+        w.bytes(&s.payload)?;
+        w.opt_string(s.payload_codec.as_deref())?;
+    }
+    Ok(())
 }
 
 /// bool found, then the job if found.
@@ -350,7 +376,8 @@ fn write_job(w: &mut Writer, job: &JobInfo) -> BridgeResult<()> {
     w.opt_string(job.key_preview.as_deref())?;
     w.opt_string(job.key_digest.as_deref())?;
     w.bool(job.key_held);
-    w.opt_string(job.last_error.as_deref())
+    w.opt_string(job.last_error.as_deref())?;
+    w.opt_string(job.payload_codec.as_deref())
 }
 
 /// `nativeCancel(client, i64 jobId)` → bool: whether the job was pending.

@@ -40,8 +40,9 @@ fn write_ids(w: &mut Writer, attempts: &[Attempt]) -> BridgeResult<()> {
 }
 
 /// Claimed jobs: list of (i64 id, i32 attempt, i32 maxAttempts, optional i64 timeoutMillis,
-/// i32 queue index, i32 task index, bytes payload, i64 waitedMicros); queue and task are indexes into the lists
-/// the claim named, so that Java keeps its own strings.
+/// i32 queue index, i32 task index, bytes payload, text-or-null payload codec, i64
+/// waitedMicros); queue and task are indexes into the lists the claim named, so that Java keeps
+/// its own strings.
 fn write_claimed(
     w: &mut Writer,
     claimed: &[ClaimedJob],
@@ -64,6 +65,7 @@ fn write_claimed(
         w.i32(index_of(queues, &job.queue)?);
         w.i32(index_of(tasks, &job.task)?);
         w.bytes(&job.payload)?;
+        w.opt_string(job.payload_codec.as_deref())?;
         w.i64(job.waited_us);
     }
     Ok(())

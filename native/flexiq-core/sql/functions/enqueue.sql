@@ -152,7 +152,8 @@ BEGIN
                -- Stored as every binding stores tags: sorted by their bytes, each once.
                ARRAY[(SELECT coalesce(jsonb_agg(t ORDER BY t COLLATE "C"), '[]')
                         FROM (SELECT DISTINCT t FROM unnest(v_tags) t) d)],
-               ARRAY[v_retention_ms], ARRAY[NULL::jsonb], ARRAY[scope], ARRAY[key_digest],
+               ARRAY[v_retention_ms], ARRAY[NULL::jsonb], ARRAY[NULL::text], ARRAY[NULL::bytea],
+               ARRAY[scope], ARRAY[key_digest],
                ARRAY[key_preview], ARRAY[1]) e;
     -- Announced within the caller's transaction: PostgreSQL delivers it at commit.
     IF v_placed.created AND coalesce(v_run_at, now()) <= now() AND coalesce(v_delay_ms, 0) = 0 THEN

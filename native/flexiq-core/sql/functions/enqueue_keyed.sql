@@ -7,7 +7,8 @@
 -- statement may run in an application's own transaction, which an error would abort, and
 -- PostgreSQL would log every conflict as an ERROR.
 
--- Earlier versions took no p_flow; a different parameter list would make a second function.
+-- Earlier versions took no p_flow, then no payload codec; a different parameter list would
+-- make a second function.
 -- The drop takes the old version's grants with it (roles are granted again after an upgrade).
 DROP FUNCTION IF EXISTS {schema}.enqueue_keyed(bytea[], text[], text[], integer[], bigint[], bigint[], integer[],
     bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[],
@@ -15,6 +16,12 @@ DROP FUNCTION IF EXISTS {schema}.enqueue_keyed(bytea[], text[], text[], integer[
 DROP FUNCTION IF EXISTS {schema}.place_jobs(bytea[], text[], text[], integer[], bigint[], bigint[], integer[],
     bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[],
     text[], bytea[], text[], integer[]);
+DROP FUNCTION IF EXISTS {schema}.enqueue_keyed(bytea[], text[], text[], integer[], bigint[], bigint[], integer[],
+    bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[],
+    jsonb[], text[], bytea[], text[], integer[]);
+DROP FUNCTION IF EXISTS {schema}.place_jobs(bytea[], text[], text[], integer[], bigint[], bigint[], integer[],
+    bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[],
+    jsonb[], text[], bytea[], text[], integer[]);
 
 -- Places the entries of a batch in which some carry a key (digest non-NULL). The binding sends
 -- each key once, keyed entries in (scope, digest) order so that racing batches lock alike,
@@ -33,8 +40,9 @@ CREATE OR REPLACE FUNCTION {schema}.place_jobs(
     p_run_at_micros bigint[], p_delay_ms bigint[], p_max_attempts integer[],
     p_retry_initial_ms bigint[], p_retry_max_ms bigint[], p_retry_multiplier double precision[],
     p_retry_jitter double precision[], p_timeout_ms bigint[], p_tags jsonb[],
-    p_key_retention_ms bigint[], p_flow jsonb[], p_scope text[], p_key_digest bytea[],
-    p_key_preview text[], p_id_rank integer[])
+    p_key_retention_ms bigint[], p_flow jsonb[], p_payload_codec text[],
+    p_payload_digest bytea[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
+    p_id_rank integer[])
 RETURNS TABLE (job_id bigint, created boolean, conflict jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -65,7 +73,8 @@ BEGIN
               FROM {schema}.new_jobs(v_id, p_payload, p_queue, p_task, p_priority,
                        p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms,
                        p_retry_max_ms, p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags,
-                       p_key_retention_ms, p_flow, p_scope, p_key_digest, p_key_preview) n
+                       p_key_retention_ms, p_flow, p_payload_codec, p_payload_digest, p_scope,
+                       p_key_digest, p_key_preview) n
              WHERE v_round = 1 OR n.id IN (SELECT unnest(v_todo))
                 ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING
             RETURNING id
@@ -117,21 +126,24 @@ BEGIN
               FROM unnest(v_id, p_payload, p_queue, p_task, p_priority, p_run_at_micros,
                           p_delay_ms, p_max_attempts, p_retry_initial_ms, p_retry_max_ms,
                           p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags,
-                          p_key_retention_ms, p_flow)
+                          p_key_retention_ms, p_flow, p_payload_digest)
                        WITH ORDINALITY AS t(id, payload, queue, task, priority, run_at_micros,
                                             delay_ms, max_attempts, retry_initial_ms,
                                             retry_max_ms, retry_multiplier, retry_jitter,
-                                            timeout_ms, tags, key_retention_ms, flow, ord)
+                                            timeout_ms, tags, key_retention_ms, flow,
+                                            payload_digest, ord)
               JOIN unnest(v_placed[:][1:1], v_placed[:][2:2], v_placed[:][3:3])
                        AS p(entry, id, created) ON p.entry = t.id
               JOIN {schema}.jobs j ON j.id = p.id
              WHERE p.created = 0
-               AND (j.queue, j.task, j.payload, j.priority, j.requested_run_at,
+               AND (j.queue, j.task, {schema}.payload_fingerprint(j.payload, j.payload_digest),
+                    j.priority, j.requested_run_at,
                     j.requested_delay_ms, j.max_attempts, j.retry_initial_ms, j.retry_max_ms,
                     j.retry_multiplier, j.retry_jitter, j.timeout_ms, j.tags, j.key_retention_ms,
                     j.flow)
                    IS DISTINCT FROM
-                   (t.queue, t.task, t.payload, t.priority,
+                   (t.queue, t.task, {schema}.payload_fingerprint(t.payload, t.payload_digest),
+                    t.priority,
                     {schema}.micros_to_timestamptz(t.run_at_micros),
                     t.delay_ms, t.max_attempts, t.retry_initial_ms, t.retry_max_ms,
                     t.retry_multiplier, t.retry_jitter, t.timeout_ms, t.tags, t.key_retention_ms,
@@ -165,8 +177,9 @@ CREATE OR REPLACE FUNCTION {schema}.enqueue_keyed(
     p_run_at_micros bigint[], p_delay_ms bigint[], p_max_attempts integer[],
     p_retry_initial_ms bigint[], p_retry_max_ms bigint[], p_retry_multiplier double precision[],
     p_retry_jitter double precision[], p_timeout_ms bigint[], p_tags jsonb[],
-    p_key_retention_ms bigint[], p_flow jsonb[], p_scope text[], p_key_digest bytea[],
-    p_key_preview text[], p_id_rank integer[])
+    p_key_retention_ms bigint[], p_flow jsonb[], p_payload_codec text[],
+    p_payload_digest bytea[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
+    p_id_rank integer[])
 RETURNS TABLE (job_id bigint, created boolean, conflict jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -178,7 +191,7 @@ BEGIN
         RETURN QUERY SELECT * FROM {schema}.place_jobs(p_payload, p_queue, p_task, p_priority,
             p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms, p_retry_max_ms,
             p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags, p_key_retention_ms, p_flow,
-            p_scope, p_key_digest, p_key_preview, p_id_rank);
+            p_payload_codec, p_payload_digest, p_scope, p_key_digest, p_key_preview, p_id_rank);
         RETURN;
     END IF;
     BEGIN
@@ -188,7 +201,8 @@ BEGIN
           FROM {schema}.place_jobs(p_payload, p_queue, p_task, p_priority, p_run_at_micros,
                    p_delay_ms, p_max_attempts, p_retry_initial_ms, p_retry_max_ms,
                    p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags, p_key_retention_ms,
-                   p_flow, p_scope, p_key_digest, p_key_preview, p_id_rank)
+                   p_flow, p_payload_codec, p_payload_digest, p_scope, p_key_digest,
+                   p_key_preview, p_id_rank)
                WITH ORDINALITY AS p(job_id, created, conflict, ord);
         IF v_conflict[1] IS NOT NULL THEN
             -- Rolls the block back; the variables keep the conflict's row.

@@ -6,7 +6,7 @@ LANGUAGE sql STABLE AS $$
     SELECT jsonb_strip_nulls(jsonb_build_object(
         'queue', j.queue,
         'task', j.task,
-        'payloadSha256', encode(sha256(j.payload), 'hex'),
+        'payloadSha256', encode({schema}.payload_fingerprint(j.payload, j.payload_digest), 'hex'),
         'priority', j.priority,
         'runAtMicros', (extract(epoch FROM j.requested_run_at) * 1000000)::bigint,
         'delayMs', j.requested_delay_ms,

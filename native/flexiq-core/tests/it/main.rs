@@ -13,6 +13,7 @@ mod limits;
 mod maintenance;
 mod migrations;
 mod outage;
+mod payload_codec;
 mod plans;
 mod pool;
 mod queries;

@@ -40,12 +40,13 @@ const IDS: &str = "ARRAY[1, 2, 3]::bigint[], ARRAY[1, 1, 1]";
 /// The parameters of the keyed enqueue statements, and two entries for them.
 const ENQUEUE_TYPES: &str = "(bytea[], text[], text[], integer[], bigint[], bigint[], integer[], \
     bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[], \
-    jsonb[], text[], bytea[], text[], integer[])";
+    jsonb[], text[], bytea[], text[], bytea[], text[], integer[])";
 const ENQUEUE_ARGS: &str = "(ARRAY['\\x7b7d', '\\x7b7d']::bytea[], ARRAY['default', 'default'], \
     ARRAY['t', 't'], ARRAY[0, 0], ARRAY[NULL, NULL]::bigint[], ARRAY[NULL, NULL]::bigint[], \
     ARRAY[25, 25], ARRAY[1000, 1000]::bigint[], ARRAY[3600000, 3600000]::bigint[], \
     ARRAY[2, 2]::float8[], ARRAY[0.1, 0.1]::float8[], ARRAY[NULL, NULL]::bigint[], \
     ARRAY['[]', '[]']::jsonb[], ARRAY[NULL, NULL]::bigint[], ARRAY[NULL, NULL]::jsonb[], \
+    ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::bytea[], \
     ARRAY['default', 'default'], ARRAY['\\x01', '\\x02']::bytea[], ARRAY['a', 'b'], ARRAY[1, 2])";
 
 const STATEMENTS: &[Statement] = &[
@@ -334,7 +335,8 @@ fn one_entry(digest: &str) -> String {
          ARRAY[NULL]::bigint[], ARRAY[NULL]::bigint[], ARRAY[25], ARRAY[1000]::bigint[], \
          ARRAY[3600000]::bigint[], ARRAY[2]::float8[], ARRAY[0.1]::float8[], \
          ARRAY[NULL]::bigint[], ARRAY['[]']::jsonb[], ARRAY[NULL]::bigint[], \
-         ARRAY[NULL]::jsonb[], ARRAY['default'], ARRAY[{digest}], ARRAY['a'], ARRAY[1], false)"
+         ARRAY[NULL]::jsonb[], ARRAY[NULL]::text[], ARRAY[NULL]::bytea[], ARRAY['default'], \
+         ARRAY[{digest}], ARRAY['a'], ARRAY[1], false)"
     )
 }
 

@@ -292,10 +292,14 @@ async fn the_payload_is_read_back_as_stored() {
     let client = common::client().await;
     let r = JobRequest::new("mail", b"{\"to\":\"ops@example.com\"}".to_vec());
     let id = client.enqueue(&r).await.expect("enqueue").job_id;
-    assert_eq!(
-        client.get_payload(id).await.expect("payload"),
-        Some(r.payload.clone())
-    );
+    let stored = client
+        .get_payload(id)
+        .await
+        .expect("payload")
+        .expect("found");
+    assert_eq!(stored.task, "mail");
+    assert_eq!(stored.payload, r.payload);
+    assert_eq!(stored.payload_codec, None);
     assert_eq!(client.get_payload(id + 1).await.expect("payload"), None);
 }
 

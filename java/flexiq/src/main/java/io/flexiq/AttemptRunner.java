@@ -32,6 +32,7 @@ final class AttemptRunner {
     static final String MDC_ATTEMPT = "flexiq.attempt";
 
     private final WorkerStore store;
+    private final StoredPayloads stored;
     private final PayloadSerializer serializer;
     /** Attempts whose lease the worker keeps; a dispatched attempt joins them. */
     private final HeldAttempts held;
@@ -45,9 +46,11 @@ final class AttemptRunner {
     /** Only interrupts: never waits on PostgreSQL, so timeouts fire whatever the database does. */
     private final ScheduledExecutorService timeouts;
 
-    AttemptRunner(WorkerStore store, PayloadSerializer serializer, HeldAttempts held, OutcomeRecorder outcomes,
-            Listeners listeners, int concurrency, ThreadFactory handlerThreads, ThreadFactory timeoutThread) {
+    AttemptRunner(WorkerStore store, StoredPayloads stored, PayloadSerializer serializer, HeldAttempts held,
+            OutcomeRecorder outcomes, Listeners listeners, int concurrency, ThreadFactory handlerThreads,
+            ThreadFactory timeoutThread) {
         this.store = store;
+        this.stored = stored;
         this.serializer = serializer;
         this.held = held;
         this.outcomes = outcomes;
@@ -178,7 +181,7 @@ final class AttemptRunner {
                 timer = timeouts.schedule(() -> timeOut(a), a.timeoutMillis, TimeUnit.MILLISECONDS);
             }
             if (!a.settled()) {
-                a.handler.run(serializer, store, a);
+                a.handler.run(stored, serializer, store, a);
             }
         } catch (Throwable t) {
             failure = t;

@@ -13,6 +13,8 @@ final class ClaimBuffer {
     final int[] queueIndexes;
     final int[] taskIndexes;
     final byte[][] payloads;
+    /** The id of the codec that encoded each payload, or null. */
+    final String[] payloadCodecs;
     /** Microseconds from each job's due time to its claim, by PostgreSQL's clock. */
     final long[] waitedMicros;
 
@@ -24,6 +26,7 @@ final class ClaimBuffer {
         queueIndexes = new int[size];
         taskIndexes = new int[size];
         payloads = new byte[size][];
+        payloadCodecs = new String[size];
         waitedMicros = new long[size];
     }
 

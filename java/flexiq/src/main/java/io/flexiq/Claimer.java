@@ -162,8 +162,10 @@ final class Claimer implements Runnable {
     private HeldAttempt claimed(int i) {
         ClaimBuffer b = buffer;
         HeldAttempt a = new HeldAttempt(b.ids[i], b.attempts[i], b.maxAttempts[i], b.timeouts[i],
-                queues[b.queueIndexes[i]], handlers[b.taskIndexes[i]], b.payloads[i], b.waitedMicros[i]);
+                queues[b.queueIndexes[i]], handlers[b.taskIndexes[i]], b.payloads[i], b.payloadCodecs[i],
+                b.waitedMicros[i]);
         b.payloads[i] = null;
+        b.payloadCodecs[i] = null;
         return a;
     }
 

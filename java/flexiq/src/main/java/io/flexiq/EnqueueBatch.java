@@ -18,28 +18,36 @@ import java.util.List;
 final class EnqueueBatch {
     private final int size;
     private final NativeBridge.Enqueue call;
+    private final StoredPayloads stored;
     /** The client's retention for explicit keys, or null. */
     private final Duration explicitKeyRetention;
     /** The client's listeners, and for them each entry's task, queue and explicit key; null when none listen. */
     private final Listeners listeners;
     private final List<String[]> entries;
 
-    EnqueueBatch(int size, Duration explicitKeyRetention, Listeners listeners) {
+    EnqueueBatch(int size, StoredPayloads stored, Duration explicitKeyRetention, Listeners listeners) {
         this.size = size;
+        this.stored = stored;
         this.explicitKeyRetention = explicitKeyRetention;
         this.call = new NativeBridge.Enqueue(size);
         this.listeners = listeners.active() ? listeners : null;
         this.entries = this.listeners == null ? null : new ArrayList<>(size);
     }
 
-    /** Serializes the payload, resolves the key and its retention, and appends the entry. */
+    /**
+     * Serializes the payload (and encodes it, with a codec), resolves the key and its retention,
+     * and appends the entry.
+     */
     <T> void add(Task<T> task, T payload, EnqueueOptions options, PayloadSerializer serializer) {
-        byte[] json = serializer instanceof CanonicalJsonSerializer c ? c.jsonForNativeCanonicalForm(payload) : null;
+        // A codec encodes the canonical bytes, so they are made here rather than in the core.
+        byte[] json = !stored.encodes() && serializer instanceof CanonicalJsonSerializer c
+                ? c.jsonForNativeCanonicalForm(payload) : null;
         byte[] bytes = json != null ? json : serializer.serialize(payload);
+        NativeBridge.Encoded encoded = stored.encode(task.name(), bytes);
         String key = DedupKeys.explicitOrNull(options);
         boolean derive = key == null && DedupKeys.derives(task, options);
         Duration retention = DedupKeys.retentionOrNull(options, derive, explicitKeyRetention);
-        call.add(task.name(), bytes, json != null, key, derive, retention, options);
+        call.add(task.name(), bytes, json != null, encoded, key, derive, retention, options);
         if (entries != null) {
             entries.add(new String[] {task.name(), options.queue(), key});
         }

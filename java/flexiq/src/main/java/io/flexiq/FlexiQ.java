@@ -37,6 +37,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private final long handle;
     private final String schema;
     private final PayloadSerializer serializer;
+    private final StoredPayloads storedPayloads;
     /** The retention of explicit keys when a call sets none, or null (see {@link Builder#keyRetention}). */
     private final Duration keyRetention;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -52,10 +53,12 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private Maintainer maintainer;
 
     /** Package-private so that worker logic can be tested on a client that never connected. */
-    FlexiQ(long handle, String schema, PayloadSerializer serializer, Duration keyRetention, Maintenance maintenance) {
+    FlexiQ(long handle, String schema, PayloadSerializer serializer, PayloadCodec codec, Duration keyRetention,
+            Maintenance maintenance) {
         this.handle = handle;
         this.schema = schema;
         this.serializer = serializer;
+        this.storedPayloads = new StoredPayloads(codec);
         this.keyRetention = keyRetention;
         this.maintenance = maintenance;
     }
@@ -149,7 +152,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     private <T> EnqueueBatch one(Task<T> task, T payload, EnqueueOptions options) {
         requireOpen();
-        EnqueueBatch batch = new EnqueueBatch(1, keyRetention, listeners);
+        EnqueueBatch batch = new EnqueueBatch(1, storedPayloads, keyRetention, listeners);
         batch.add(requireTask(task), payload, Objects.requireNonNull(options, "options"), serializer);
         return batch;
     }
@@ -158,7 +161,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         requireOpen();
         requireTask(task);
         Objects.requireNonNull(options, "options");
-        EnqueueBatch batch = new EnqueueBatch(payloads.size(), keyRetention, listeners);
+        EnqueueBatch batch = new EnqueueBatch(payloads.size(), storedPayloads, keyRetention, listeners);
         for (T payload : payloads) {
             batch.add(task, payload, options, serializer);
         }
@@ -167,7 +170,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     private EnqueueBatch many(List<? extends EnqueueRequest<?>> requests) {
         requireOpen();
-        EnqueueBatch batch = new EnqueueBatch(requests.size(), keyRetention, listeners);
+        EnqueueBatch batch = new EnqueueBatch(requests.size(), storedPayloads, keyRetention, listeners);
         for (EnqueueRequest<?> request : requests) {
             add(batch, request);
         }
@@ -275,14 +278,22 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
-     * The payload of a job as stored: the JSON its task's serializer wrote (decoded as UTF-8), for
-     * operators' eyes. Empty if there is no such job. It may hold personal data: redact before
-     * showing it.
+     * The payload of a job: the JSON its task's serializer wrote (decoded as UTF-8), for
+     * operators' eyes; decoded by this client's {@link PayloadCodec} if one encoded it. Empty if
+     * there is no such job. It may hold personal data: redact before showing it.
+     *
+     * @throws PayloadDecodeException if a codec encoded the payload and this client's codec cannot
+     *     decode it (none set, another codec, a key it does not hold, altered bytes)
      */
     public Optional<String> getPayload(String jobId) {
         requireOpen();
-        byte[] payload = NativeBridge.getPayload(handle, parseId(jobId));
-        return payload == null ? Optional.empty() : Optional.of(new String(payload, StandardCharsets.UTF_8));
+        long id = parseId(jobId);
+        NativeBridge.StoredPayload stored = NativeBridge.getPayload(handle, id);
+        if (stored == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new String(storedPayloads.decode(id, stored.task(), stored.bytes(), stored.codec()),
+                StandardCharsets.UTF_8));
     }
 
     /** A window to look back over, in milliseconds: from 1 ms to 7 days. */
@@ -692,6 +703,10 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         return serializer;
     }
 
+    StoredPayloads storedPayloads() {
+        return storedPayloads;
+    }
+
     Listeners listeners() {
         return listeners;
     }
@@ -724,7 +739,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private static JobInfo jobInfo(NativeBridge.Job j) {
         return new JobInfo(Long.toString(j.id()), j.queue(), j.task(), j.state(), j.priority(), j.attempt(),
                 j.maxAttempts(), j.tags(), j.runAt(), j.createdAt(), j.startedAt(), j.finishedAt(), j.keyScope(),
-                j.keyPreview(), j.keyDigest(), j.keyHeld(), j.lastError());
+                j.keyPreview(), j.keyDigest(), j.keyHeld(), j.lastError(), j.payloadCodec());
     }
 
     /** Builds a {@link FlexiQ} client. */
@@ -739,6 +754,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         private Duration acquireTimeout = Duration.ofSeconds(30);
         private boolean migrate;
         private PayloadSerializer serializer;
+        private PayloadCodec codec;
         private Duration keyRetention;
         private Maintenance maintenance = Maintenance.defaults();
         private final List<FlexiQListener> listeners = new ArrayList<>();
@@ -811,6 +827,25 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         }
 
         /**
+         * The codec that turns serialized payloads into the bytes stored, and back (default none:
+         * payloads are stored as serialized). See {@link PayloadCodec} and
+         * {@link AesGcmPayloadCodec}.
+         *
+         * @throws IllegalArgumentException unless the codec's id is 1 to 64 characters of a-z,
+         *     A-Z, 0-9, {@code .}, {@code _} and {@code -}
+         */
+        public Builder payloadCodec(PayloadCodec codec) {
+            String id = Objects.requireNonNull(codec, "codec").id();
+            if (id == null || !id.matches("[A-Za-z0-9._-]{1,64}")) {
+                throw new IllegalArgumentException("payload codec " + codec.getClass().getName() + " has id "
+                        + (id == null ? null : '"' + id + '"') + "; an id must be 1 to 64 characters of a-z,"
+                        + " A-Z, 0-9, '.', '_' and '-'");
+            }
+            this.codec = codec;
+            return this;
+        }
+
+        /**
          * How long, from acceptance, the binding of an explicit key ({@code uniqueKey} /
          * {@code jobId} or {@code idempotencyKey}) lasts when the call sets no
          * {@link EnqueueOptions.Builder#keyRetention keyRetention}, even after its job has
@@ -855,7 +890,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
             long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(),
                     acquireTimeout.toMillis(), migrate);
-            FlexiQ client = new FlexiQ(handle, schema, s, keyRetention, maintenance);
+            FlexiQ client = new FlexiQ(handle, schema, s, codec, keyRetention, maintenance);
             listeners.forEach(client.listeners::add);
             LOG.info("connected to {} (schema {}{}, pool of {})", redacted(url), schema,
                     migrate ? ", migrated" : "", poolSize);

@@ -20,7 +20,9 @@ final class HeldAttempt {
     final long timeoutMillis;
     final String queue;
     final TaskHandler<?> handler;
+    /** As stored: encoded by the codec {@link #payloadCodec} names, if not null. */
     final byte[] payload;
+    final String payloadCodec;
     /** Microseconds from the job's due time to its claim, by PostgreSQL's clock. */
     final long waitedMicros;
     /** When the claim's answer arrived, by {@link System#nanoTime()}. */
@@ -35,7 +37,7 @@ final class HeldAttempt {
     private long endNanos;
 
     HeldAttempt(long id, int attempt, int maxAttempts, long timeoutMillis, String queue, TaskHandler<?> handler,
-            byte[] payload, long waitedMicros) {
+            byte[] payload, String payloadCodec, long waitedMicros) {
         this.id = id;
         this.attempt = attempt;
         this.maxAttempts = maxAttempts;
@@ -43,6 +45,7 @@ final class HeldAttempt {
         this.queue = queue;
         this.handler = handler;
         this.payload = payload;
+        this.payloadCodec = payloadCodec;
         this.waitedMicros = waitedMicros;
     }
 

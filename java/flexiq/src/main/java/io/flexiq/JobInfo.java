@@ -26,10 +26,12 @@ public final class JobInfo {
     private final String keyDigest;
     private final boolean keyHeld;
     private final String lastError;
+    private final String payloadCodec;
 
     JobInfo(String id, String queue, String task, JobState state, int priority, int attempt, int maxAttempts,
             List<String> tags, Instant runAt, Instant createdAt, Instant startedAt, Instant finishedAt,
-            String keyScope, String keyPreview, String keyDigest, boolean keyHeld, String lastError) {
+            String keyScope, String keyPreview, String keyDigest, boolean keyHeld, String lastError,
+            String payloadCodec) {
         this.id = id;
         this.queue = queue;
         this.task = task;
@@ -47,6 +49,7 @@ public final class JobInfo {
         this.keyDigest = keyDigest;
         this.keyHeld = keyHeld;
         this.lastError = lastError;
+        this.payloadCodec = payloadCodec;
     }
 
     /** The job's id. */
@@ -136,6 +139,14 @@ public final class JobInfo {
     /** The error of its latest failed attempt, if any. */
     public Optional<String> lastError() {
         return Optional.ofNullable(lastError);
+    }
+
+    /**
+     * The id of the {@link PayloadCodec} that encoded the job's stored payload (an encrypted one,
+     * for instance); empty when the payload is stored as serialized.
+     */
+    public Optional<String> payloadCodec() {
+        return Optional.ofNullable(payloadCodec);
     }
 
     @Override

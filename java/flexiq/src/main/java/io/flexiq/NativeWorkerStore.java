@@ -14,13 +14,15 @@ final class NativeWorkerStore implements WorkerStore {
     @Override
     public int claim(String[] queues, String[] tasks, int limit, long leaseMillis, long token, ClaimBuffer out) {
         return NativeBridge.claim(handle, queues, tasks, limit, leaseMillis, token, out.ids, out.attempts,
-                out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads, out.waitedMicros);
+                out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads, out.payloadCodecs,
+                out.waitedMicros);
     }
 
     @Override
     public int recoverClaim(String[] queues, String[] tasks, long leaseMillis, long token, ClaimBuffer out) {
         return NativeBridge.recoverClaim(handle, queues, tasks, leaseMillis, token, out.ids, out.attempts,
-                out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads, out.waitedMicros);
+                out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads, out.payloadCodecs,
+                out.waitedMicros);
     }
 
     @Override

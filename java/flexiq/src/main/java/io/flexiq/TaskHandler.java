@@ -2,8 +2,10 @@ package io.flexiq;
 
 /** A task with its handler, which reads the payload as the task's type. */
 record TaskHandler<T>(Task<T> task, JobHandler<T> handler) {
-    void run(PayloadSerializer serializer, WorkerStore store, HeldAttempt held) throws Exception {
-        T payload = serializer.deserialize(held.payload, task.payloadType());
+    void run(StoredPayloads stored, PayloadSerializer serializer, WorkerStore store, HeldAttempt held)
+            throws Exception {
+        byte[] serialized = stored.decode(held.id, task.name(), held.payload, held.payloadCodec);
+        T payload = serializer.deserialize(serialized, task.payloadType());
         JobContext.Checkpoints checkpoints = new JobContext.Checkpoints() {
             @Override
             public byte[] load(String name) {

@@ -80,7 +80,7 @@ public final class Worker implements AutoCloseable {
         Trouble outage = b.client.outage();
         this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"), outage);
         this.outcomes = new OutcomeRecorder(store, held, b.client.listeners(), outage);
-        this.runner = new AttemptRunner(store, b.client.serializer(), held, outcomes, b.client.listeners(),
+        this.runner = new AttemptRunner(store, b.client.storedPayloads(), b.client.serializer(), held, outcomes, b.client.listeners(),
                 b.concurrency, b.handlerThreads != null ? b.handlerThreads : threads(name + "-handler"),
                 threads(name + "-timeouts"));
         String[] tasks = b.handlers.keySet().toArray(new String[0]);

@@ -26,8 +26,9 @@ final class CapturedLogs implements AutoCloseable {
         return matching(e -> e.getLevel() == level && e.getFormattedMessage().contains(text));
     }
 
-    synchronized List<ILoggingEvent> matching(Predicate<ILoggingEvent> p) {
-        synchronized (appender.list) {
+    List<ILoggingEvent> matching(Predicate<ILoggingEvent> p) {
+        // Logback appends under the appender's own lock (AppenderBase.doAppend is synchronized).
+        synchronized (appender) {
             return appender.list.stream().filter(p).collect(Collectors.toList());
         }
     }

@@ -47,7 +47,7 @@ class WorkerLogicTest {
      * used, for a worker built on a store of its own only registers with its client.
      */
     private static FlexiQ unconnectedClient() {
-        return new FlexiQ(0L, "flexiq", CanonicalJsonSerializer.withoutNativeCore(), null,
+        return new FlexiQ(0L, "flexiq", CanonicalJsonSerializer.withoutNativeCore(), null, null,
                 Maintenance.builder().enabled(false).build());
     }
 

@@ -153,7 +153,7 @@ public final class Dashboard implements AutoCloseable {
         private int port = DEFAULT_PORT;
         private InetAddress bindAddress = InetAddress.getLoopbackAddress();
         private DashboardAuthenticator authenticator;
-        private PayloadRedactor redactor = PayloadRedactor.showAll();
+        private PayloadRedactor redactor = PayloadRedactor.showUnencrypted();
 
         private Builder(FlexiQ flexiq) {
             this.flexiq = Objects.requireNonNull(flexiq, "flexiq");
@@ -183,7 +183,10 @@ public final class Dashboard implements AutoCloseable {
             return this;
         }
 
-        /** What the job page shows of payloads (default: the stored JSON). */
+        /**
+         * What the job page shows of payloads (default {@link PayloadRedactor#showUnencrypted()}:
+         * payloads stored in clear, not those a payload codec encrypted).
+         */
         public Builder redactor(PayloadRedactor redactor) {
             this.redactor = Objects.requireNonNull(redactor, "redactor");
             return this;

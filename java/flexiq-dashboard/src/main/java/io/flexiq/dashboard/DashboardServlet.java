@@ -146,7 +146,7 @@ public final class DashboardServlet extends HttpServlet {
         private final FlexiQ flexiq;
         private DashboardAuthenticator authenticator;
         private Function<HttpServletRequest, CsrfField> containerCsrf;
-        private PayloadRedactor redactor = PayloadRedactor.showAll();
+        private PayloadRedactor redactor = PayloadRedactor.showUnencrypted();
 
         private Builder(FlexiQ flexiq) {
             this.flexiq = Objects.requireNonNull(flexiq, "flexiq");
@@ -168,7 +168,10 @@ public final class DashboardServlet extends HttpServlet {
             return this;
         }
 
-        /** What the job page shows of payloads (default: the stored JSON). */
+        /**
+         * What the job page shows of payloads (default {@link PayloadRedactor#showUnencrypted()}:
+         * payloads stored in clear, not those a payload codec encrypted).
+         */
         public Builder redactor(PayloadRedactor redactor) {
             this.redactor = Objects.requireNonNull(redactor, "redactor");
             return this;

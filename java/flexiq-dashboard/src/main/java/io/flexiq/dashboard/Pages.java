@@ -9,6 +9,7 @@ import io.flexiq.JobInfo;
 import io.flexiq.JobPage;
 import io.flexiq.JobQuery;
 import io.flexiq.JobState;
+import io.flexiq.PayloadDecodeException;
 import io.flexiq.RedriveResult;
 import io.flexiq.StorageUnavailableException;
 import io.flexiq.Throughput;
@@ -259,11 +260,21 @@ final class Pages {
             field(body, "Key", "<span class=\"muted\">none</span>");
         }
         body.append("</dl>");
-        flexiq.getPayload(job.id()).ifPresent(payload -> body.append("<h2>Payload</h2><pre>")
-                .append(esc(redactor.redact(job, payload))).append("</pre>"));
+        body.append(payload(job));
         job.lastError().ifPresent(error -> body.append("<h2>Last error</h2><pre>").append(esc(error)).append("</pre>"));
         body.append(actions(request, job));
         return PageResponse.html(200, Html.page(request, "Job " + job.id(), banner(request), body.toString()));
+    }
+
+    /** The payload section: as the redactor shows it, or why it cannot be decoded; empty without a job. */
+    private String payload(JobInfo job) {
+        Optional<String> payload;
+        try {
+            payload = flexiq.getPayload(job.id());
+        } catch (PayloadDecodeException e) {
+            return "<h2>Payload</h2><p class=\"dead\">" + esc(e.getMessage()) + "</p>";
+        }
+        return payload.map(p -> "<h2>Payload</h2><pre>" + esc(redactor.redact(job, p)) + "</pre>").orElse("");
     }
 
     /** The buttons for what this job's state allows. */

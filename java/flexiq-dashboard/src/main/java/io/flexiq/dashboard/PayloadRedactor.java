@@ -4,7 +4,8 @@ import io.flexiq.JobInfo;
 
 /**
  * What the job page shows of a payload. Payloads are the application's data: mask what operators
- * must not read (card numbers, personal data) here. Without one, the page shows the stored JSON.
+ * must not read (card numbers, personal data) here. Without one, the page shows payloads stored
+ * in clear and hides those a payload codec encrypted ({@link #showUnencrypted()}).
  */
 @FunctionalInterface
 public interface PayloadRedactor {
@@ -12,13 +13,24 @@ public interface PayloadRedactor {
      * The text to show for this job's payload, escaped by the dashboard.
      *
      * @param job the job, for redacting by task or queue
-     * @param payloadJson the payload as stored, JSON
+     * @param payloadJson the payload's JSON (decoded, if a payload codec encoded it)
      */
     String redact(JobInfo job, String payloadJson);
 
-    /** Shows payloads as stored. */
+    /** Shows every payload, those a payload codec encrypted decoded. */
     static PayloadRedactor showAll() {
         return (job, payloadJson) -> payloadJson;
+    }
+
+    /**
+     * Shows payloads stored in clear and hides those a payload codec encoded (encrypted, say):
+     * what the application encrypts, operators see only where it says so. The default.
+     */
+    static PayloadRedactor showUnencrypted() {
+        return (job, payloadJson) -> job.payloadCodec()
+                .map(codec -> "(encoded by payload codec " + codec + ": not shown; the application may show it"
+                        + " with another PayloadRedactor)")
+                .orElse(payloadJson);
     }
 
     /** Shows no payload at all. */

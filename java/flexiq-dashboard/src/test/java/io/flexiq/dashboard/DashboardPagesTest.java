@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flexiq.AesGcmPayloadCodec;
 import io.flexiq.EnqueueOptions;
 import io.flexiq.FlexiQ;
 import io.flexiq.JobState;
 import io.flexiq.Task;
 import io.flexiq.Worker;
 import io.flexiq.test.FlexiQExtension;
+import io.flexiq.test.PostgresServer;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -87,6 +89,30 @@ class DashboardPagesTest {
     }
 
     @Test
+    void encryptedPayloadsShowOnlyWhereTheApplicationSaysSo(PostgresServer server) throws Exception {
+        AesGcmPayloadCodec codec = AesGcmPayloadCodec.builder().key("k1", new byte[32]).build();
+        try (FlexiQ encrypting = FlexiQ.builder(server.url()).schema(flexiq.schema()).payloadCodec(codec).build()) {
+            String id = encrypting.enqueue(CHARGE, new Card("Ada Lovelace", "4242424242424242"));
+
+            String withoutCodec = get(dashboard, "/jobs/" + id);
+            assertTrue(withoutCodec.contains("payload codec aes-256-gcm"), withoutCodec);
+            assertFalse(withoutCodec.contains("Lovelace"), withoutCodec);
+            try (Dashboard byDefault = Dashboard.builder(encrypting).port(0)
+                    .authenticator(DashboardAuthenticator.permitAllOnLoopback()).start()) {
+                String hidden = get(byDefault, "/jobs/" + id);
+                assertTrue(hidden.contains("encoded by payload codec aes-256-gcm: not shown"), hidden);
+                assertFalse(hidden.contains("Lovelace"), hidden);
+            }
+            try (Dashboard showing = Dashboard.builder(encrypting).port(0)
+                    .authenticator(DashboardAuthenticator.permitAllOnLoopback()).redactor(PayloadRedactor.showAll())
+                    .start()) {
+                String shown = get(showing, "/jobs/" + id);
+                assertTrue(shown.contains("Ada Lovelace"), shown);
+            }
+        }
+    }
+
+    @Test
     void submittingOneRedriveFormTwiceRedrivesOnce() throws Exception {
         String id = flexiq.enqueue(CHARGE, new Card("holder", "4000000000000002"),
                 EnqueueOptions.builder().queue("redrive-twice").maxAttempts(1).build());
@@ -134,7 +160,12 @@ class DashboardPagesTest {
     }
 
     private String get(String path) throws Exception {
-        HttpResponse<String> response = send(path);
+        return get(dashboard, path);
+    }
+
+    private String get(Dashboard target, String path) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(target.uri().resolve(path)).build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         assertEquals(200, response.statusCode(), response.body());
         return response.body();
     }

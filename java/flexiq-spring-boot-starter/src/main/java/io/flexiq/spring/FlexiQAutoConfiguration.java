@@ -5,6 +5,7 @@ import io.flexiq.FlexiQ;
 import io.flexiq.FlexiQListener;
 import io.flexiq.JobQueue;
 import io.flexiq.Maintenance;
+import io.flexiq.PayloadCodec;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.micrometer.FlexiQMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,6 +39,9 @@ import tools.jackson.databind.json.JsonMapper;
  *       application's {@link FlexiQListener} beans as listeners;
  *   <li>a {@link PayloadSerializer}: the application's Jackson 3 {@link JsonMapper} in canonical
  *       form ({@link JacksonJsonSerializer}), or FlexiQ's default without one;
+ *   <li>the application's {@link PayloadCodec} bean on the client, else, with
+ *       {@code flexiq.encryption.keys.*}, AES-256-GCM encryption of payloads at rest
+ *       ({@link FlexiQProperties.Encryption});
  *   <li>the primary {@link JobQueue}, a {@link TransactionalJobQueue} that enqueues in
  *       the Spring-managed transaction in progress;
  *   <li>with {@link FlexiQHandler} beans, a worker running them in the application's lifecycle
@@ -62,12 +66,16 @@ public final class FlexiQAutoConfiguration {
 
     /**
      * The client, on the configured database, with every {@link FlexiQListener} bean as a
-     * listener; closed (its worker first) with the context.
+     * listener and the application's {@link PayloadCodec} bean or the one of
+     * {@code flexiq.encryption.*}; closed (its worker first) with the context.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     FlexiQ flexiQ(FlexiQProperties properties, ObjectProvider<PayloadSerializer> serializer,
-            ObjectProvider<DataSourceDatabase> dataSourceDatabase, ObjectProvider<FlexiQListener> listeners) {
+            ObjectProvider<PayloadCodec> codec, ObjectProvider<DataSourceDatabase> dataSourceDatabase,
+            ObjectProvider<FlexiQListener> listeners) {
+        // First, so that a bad key fails the startup before any connection is tried.
+        PayloadCodec chosenCodec = codec.getIfAvailable(() -> properties.getEncryption().codec().orElse(null));
         String url = properties.getUrl();
         if (url == null || url.isBlank()) {
             DataSourceDatabase database = dataSourceDatabase.getIfAvailable();
@@ -90,6 +98,9 @@ public final class FlexiQAutoConfiguration {
         PayloadSerializer chosen = serializer.getIfAvailable();
         if (chosen != null) {
             builder.serializer(chosen);
+        }
+        if (chosenCodec != null) {
+            builder.payloadCodec(chosenCodec);
         }
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();

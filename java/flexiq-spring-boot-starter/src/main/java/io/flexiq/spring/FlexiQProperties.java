@@ -1,7 +1,12 @@
 package io.flexiq.spring;
 
+import io.flexiq.AesGcmPayloadCodec;
+import io.flexiq.PayloadCodec;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -42,6 +47,7 @@ public class FlexiQProperties {
     private final Metrics metrics = new Metrics();
     private final Maintenance maintenance = new Maintenance();
     private final Dashboard dashboard = new Dashboard();
+    private final Encryption encryption = new Encryption();
 
     /** Whether to auto-configure FlexiQ at all (default true). */
     public boolean isEnabled() {
@@ -355,6 +361,118 @@ public class FlexiQProperties {
         /** Sets the path the dashboard is served under: "/" and one or more segments, no trailing "/". */
         public void setPath(String path) {
             this.path = path;
+        }
+    }
+
+    /** The encryption settings. */
+    public Encryption getEncryption() {
+        return encryption;
+    }
+
+    /**
+     * The {@code flexiq.encryption.*} properties: payloads encrypted at rest with AES-256-GCM
+     * ({@link AesGcmPayloadCodec}) under the application's keys, unless the application declares
+     * a {@link PayloadCodec} bean of its own. Without keys, payloads are stored as serialized.
+     */
+    public static class Encryption {
+        /**
+         * The keys that decrypt payloads, by key id (1 to 32 characters of A-Z, a-z, 0-9, '.', '_'
+         * and '-'; in brackets when it holds '_' or capitals, as flexiq.encryption.keys.[Key_1]): the
+         * base64 text of 32 random bytes each, as `openssl rand -base64 32` prints. Keep a key
+         * while jobs encrypted under it remain.
+         */
+        private Map<String, String> keys = new LinkedHashMap<>();
+        /** The id of the key that encrypts; optional when flexiq.encryption.keys holds a single key. */
+        private String encryptWith;
+        /**
+         * The base64 text of at least 32 random bytes that key the payload fingerprints
+         * (HMAC-SHA256), so that a reader of the table cannot confirm a guessed payload; plain
+         * SHA-256 when unset. Keep it across key rotations.
+         */
+        private String fingerprintKey;
+
+        /** The keys that decrypt, by id, as base64 text (default none). */
+        public Map<String, String> getKeys() {
+            return keys;
+        }
+
+        /** Sets the keys that decrypt, by id, as base64 text. */
+        public void setKeys(Map<String, String> keys) {
+            this.keys = keys;
+        }
+
+        /** The id of the key that encrypts, or null for the single key. */
+        public String getEncryptWith() {
+            return encryptWith;
+        }
+
+        /** Sets the id of the key that encrypts. */
+        public void setEncryptWith(String encryptWith) {
+            this.encryptWith = encryptWith;
+        }
+
+        /** The fingerprint key as base64 text, or null for plain SHA-256. */
+        public String getFingerprintKey() {
+            return fingerprintKey;
+        }
+
+        /** Sets the fingerprint key as base64 text. */
+        public void setFingerprintKey(String fingerprintKey) {
+            this.fingerprintKey = fingerprintKey;
+        }
+
+        /**
+         * The codec these properties describe; empty without keys. Fails at startup on a key that
+         * is not the base64 of 32 bytes, an invalid id, or an encrypt-with naming no key, with a
+         * message naming the property (never its value).
+         */
+        Optional<PayloadCodec> codec() {
+            if (keys == null || keys.isEmpty()) {
+                if (hasText(encryptWith) || hasText(fingerprintKey)) {
+                    throw new IllegalStateException("flexiq.encryption." + (hasText(encryptWith) ? "encrypt-with" : "fingerprint-key")
+                            + " is set but flexiq.encryption.keys holds no key: add flexiq.encryption.keys.<id>=<base64 of 32 bytes>");
+                }
+                return Optional.empty();
+            }
+            AesGcmPayloadCodec.Builder builder = AesGcmPayloadCodec.builder();
+            keys.forEach((id, base64) -> {
+                String property = "flexiq.encryption.keys." + id;
+                if (!hasText(base64)) {
+                    throw new IllegalStateException(property + " is empty: set it to the base64 of 32 random bytes "
+                            + "(`openssl rand -base64 32`)");
+                }
+                try {
+                    // The message alone, as the root of the startup failure: it names the
+                    // property, and the codec's own messages never hold key material.
+                    builder.keyBase64(id, base64);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalStateException(property + ": " + e.getMessage());
+                }
+            });
+            if (hasText(encryptWith)) {
+                String id = encryptWith.trim();
+                if (!keys.containsKey(id)) {
+                    throw new IllegalStateException("flexiq.encryption.encrypt-with is '" + id + "', which is not among "
+                            + "flexiq.encryption.keys (" + String.join(", ", keys.keySet()) + "): add flexiq.encryption.keys."
+                            + id + " or choose one of those");
+                }
+                builder.encryptWith(id);
+            } else if (keys.size() > 1) {
+                throw new IllegalStateException("flexiq.encryption.keys holds several keys (" + String.join(", ", keys.keySet())
+                        + "): set flexiq.encryption.encrypt-with to the one that encrypts");
+            }
+            if (hasText(fingerprintKey)) {
+                try {
+                    builder.fingerprintKeyBase64(fingerprintKey);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalStateException("flexiq.encryption.fingerprint-key: " + e.getMessage());
+                }
+            }
+            return Optional.of(builder.build());
+        }
+
+        private static boolean hasText(String text) {
+            return text != null && !text.isBlank();
         }
     }
 }

@@ -43,6 +43,9 @@ class ConfigurationMetadataTest {
         expected.put("flexiq.maintenance.cancelled-retention", "\"24h\"");
         expected.put("flexiq.maintenance.dead-retention", "\"7d\"");
         expected.put("flexiq.maintenance.batch-size", "1000");
+        expected.put("flexiq.encryption.keys", null);
+        expected.put("flexiq.encryption.encrypt-with", null);
+        expected.put("flexiq.encryption.fingerprint-key", null);
         expected.put("flexiq.dashboard.enabled", "true");
         expected.put("flexiq.dashboard.path", "\"/flexiq\"");
         expected.put("flexiq.worker.enabled", "true");

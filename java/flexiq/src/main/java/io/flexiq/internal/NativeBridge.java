@@ -159,14 +159,17 @@ public final class NativeBridge {
          * Adds an entry.
          *
          * @param canonicalize whether {@code payload} is JSON to put in canonical form first
+         * @param encoded what the client's payload codec made of {@code payload}, stored in its
+         *     place, or null; {@code payload} is then serialized already ({@code canonicalize}
+         *     false), for the key
          * @param key the resolved key, or null
          * @param deriveKey whether the key is the auto key of the (canonical) payload
          * @param keyRetention how long the key stays bound past acceptance as the caller resolved
          *     it from the kind of key, or null (not {@code options.keyRetention()}: that is only
          *     what the call asked)
          */
-        public void add(String task, byte[] payload, boolean canonicalize, String key, boolean deriveKey,
-                Duration keyRetention, EnqueueOptions options) {
+        public void add(String task, byte[] payload, boolean canonicalize, Encoded encoded, String key,
+                boolean deriveKey, Duration keyRetention, EnqueueOptions options) {
             if (added == size) {
                 throw new IllegalStateException("this enqueue has room for " + size + " entries");
             }
@@ -175,7 +178,13 @@ public final class NativeBridge {
             Optional<Instant> runAt = options.runAt();
             Optional<Duration> delay = options.delay();
             Optional<Duration> timeout = options.timeout();
-            w.string(task).bool(canonicalize).bytes(payload).bool(deriveKey).string(key)
+            w.string(task).bool(canonicalize).bytes(payload);
+            if (encoded == null) {
+                w.string(null);
+            } else {
+                w.string(encoded.codec()).bytes(encoded.bytes()).bytes(encoded.digest());
+            }
+            w.bool(deriveKey).string(key)
                     .string(options.scope()).string(options.queue()).i32(options.priority())
                     .optI64(runAt.isPresent(), runAt.map(NativeBridge::micros).orElse(0L))
                     .optI64(delay.isPresent(), delay.map(Duration::toMillis).orElse(0L))
@@ -320,7 +329,7 @@ public final class NativeBridge {
     public record Job(long id, String queue, String task, JobState state, int priority, int attempt,
             int maxAttempts, List<String> tags, Instant runAt, Instant createdAt, Instant startedAt,
             Instant finishedAt, String keyScope, String keyPreview, String keyDigest, boolean keyHeld,
-            String lastError) {}
+            String lastError, String payloadCodec) {}
 
     /** The job, or null. */
     public static Job getJob(long client, long jobId) {
@@ -367,10 +376,20 @@ public final class NativeBridge {
         return rows;
     }
 
+    /**
+     * A payload as a payload codec encoded it: the codec's id, what it made of the serialized
+     * payload, and its digest of the serialized payload, by which replays are compared.
+     */
+    public record Encoded(String codec, byte[] bytes, byte[] digest) {}
+
+    /** A job's task and payload as stored, and the id of the codec that encoded it, or null for none. */
+    public record StoredPayload(String task, byte[] bytes, String codec) {}
+
     /** The payload of a job as stored, or null if there is no such job. */
-    public static byte[] getPayload(long client, long jobId) {
+    public static StoredPayload getPayload(long client, long jobId) {
         ensureLoaded();
-        return reader(nativeGetPayload(client, jobId(jobId))).bytes();
+        Wire.Reader r = reader(nativeGetPayload(client, jobId(jobId)));
+        return r.bool() ? new StoredPayload(r.string(), r.bytes(), r.string()) : null;
     }
 
     /** A job after its found flag, or null. */
@@ -395,7 +414,8 @@ public final class NativeBridge {
         Instant startedAt = instant(r.optI64());
         Instant finishedAt = instant(r.optI64());
         return new Job(id, queue, task, state, priority, attempt, maxAttempts, tags, runAt, createdAt, startedAt,
-                finishedAt, r.string(), r.string(), r.string(), r.bool(), r.string());
+                finishedAt, r.string(), r.string(), r.string(), r.bool(), r.string(),
+                r.string());
     }
 
     /**
@@ -529,16 +549,17 @@ public final class NativeBridge {
     /**
      * Claims up to {@code limit} (at most {@code ids.length}) due jobs of these queues and tasks
      * under a lease, marked with {@code token}, into the output arrays (queue and task as indexes
-     * into the arrays passed; timeout {@code Long.MIN_VALUE} when none; how long each waited from
-     * its due time to the claim, in µs); returns how many.
+     * into the arrays passed; timeout {@code Long.MIN_VALUE} when none; the payload as stored, with
+     * the id of the codec that encoded it or null; how long each waited from its due time to the
+     * claim, in µs); returns how many.
      */
     public static int claim(long client, String[] queues, String[] tasks, int limit, long leaseMillis, long token,
             long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
-            int[] taskIndexes, byte[][] payloads, long[] waitedMicros) {
+            int[] taskIndexes, byte[][] payloads, String[] payloadCodecs, long[] waitedMicros) {
         ensureLoaded();
         byte[] request = claimRequest(queues, tasks, Math.min(limit, ids.length), leaseMillis, token);
         return readClaimed(nativeClaim(client, request), ids, attempts, maxAttempts, timeoutMillis, queueIndexes,
-                taskIndexes, payloads, waitedMicros);
+                taskIndexes, payloads, payloadCodecs, waitedMicros);
     }
 
     /**
@@ -547,11 +568,11 @@ public final class NativeBridge {
      */
     public static int recoverClaim(long client, String[] queues, String[] tasks, long leaseMillis, long token,
             long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
-            int[] taskIndexes, byte[][] payloads, long[] waitedMicros) {
+            int[] taskIndexes, byte[][] payloads, String[] payloadCodecs, long[] waitedMicros) {
         ensureLoaded();
         byte[] request = claimRequest(queues, tasks, ids.length, leaseMillis, token);
         return readClaimed(nativeRecoverClaim(client, request), ids, attempts, maxAttempts, timeoutMillis,
-                queueIndexes, taskIndexes, payloads, waitedMicros);
+                queueIndexes, taskIndexes, payloads, payloadCodecs, waitedMicros);
     }
 
     private static byte[] claimRequest(String[] queues, String[] tasks, int limit, long leaseMillis, long token) {
@@ -559,7 +580,8 @@ public final class NativeBridge {
     }
 
     private static int readClaimed(byte[] response, long[] ids, int[] attempts, int[] maxAttempts,
-            long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes, byte[][] payloads, long[] waitedMicros) {
+            long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes, byte[][] payloads, String[] payloadCodecs,
+            long[] waitedMicros) {
         Wire.Reader r = reader(response);
         int n = r.i32();
         for (int i = 0; i < n; i++) {
@@ -571,6 +593,7 @@ public final class NativeBridge {
             queueIndexes[i] = r.i32();
             taskIndexes[i] = r.i32();
             payloads[i] = r.bytes();
+            payloadCodecs[i] = r.string();
             waitedMicros[i] = r.i64();
         }
         return n;
