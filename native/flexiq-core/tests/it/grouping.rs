@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use flexiq_core::{keys, Client, Enqueued, Error, JobRequest, Outcome};
+use flexiq_core::{keys, Enqueued, Error, JobRequest, Outcome};
 use sqlx::Connection;
 
 const TASK: &str = "charge_customer";
@@ -19,17 +19,6 @@ fn job(key: Option<&str>, payload: &str) -> JobRequest {
         Some(key) => request.with_key(key),
         None => request,
     }
-}
-
-/// Statements that inserted into the client's jobs table so far.
-async fn insert_statements(client: &Client) -> i64 {
-    common::execute(client, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements").await;
-    common::scalar(
-        client,
-        "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements
-          WHERE query LIKE '%INSERT INTO {schema}.jobs%'",
-    )
-    .await
 }
 
 /// What each call of the mixed burst below asks.
@@ -64,7 +53,7 @@ async fn concurrent_calls_share_statements_and_each_gets_its_own_answer() {
         }
     }
     let held = Arc::new(held);
-    let before = insert_statements(&client).await;
+    let before = common::insert_statements(&client).await;
 
     const TASKS: usize = 32;
     const ROUNDS: usize = 10;
@@ -137,7 +126,7 @@ async fn concurrent_calls_share_statements_and_each_gets_its_own_answer() {
 
     // Calls that overlapped went out together: far fewer statements than calls, even with
     // each conflicting call sent again alone.
-    let statements = insert_statements(&client).await - before;
+    let statements = common::insert_statements(&client).await - before;
     assert!(
         statements * 2 < calls,
         "{statements} insert statements for {calls} calls"

@@ -213,3 +213,26 @@ async fn concurrent_calls_each_get_the_answer_of_their_digest() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_bulk_of_encoded_entries_is_one_statement() {
+    let client = common::client().await;
+    let mut batch: Vec<JobRequest> = (0..200u8)
+        .map(|i| encoded(&format!("bulk-{i}"), PAYLOAD, &[1, i]))
+        .collect();
+    batch.extend((0..200u8).map(|i| {
+        let mut r = encoded("unused", PAYLOAD, &[2, i]);
+        r.key = None;
+        r
+    }));
+    // Keyed entries go through enqueue_keyed, whose inserts run inside it.
+    let writes = async || {
+        common::statements_like(&client, "%{schema}.enqueue_keyed(%").await
+            + common::insert_statements(&client).await
+    };
+    let before = writes().await;
+    let enqueued = client.enqueue_many(&batch).await.expect("bulk");
+    assert_eq!(enqueued.len(), 400);
+    assert!(enqueued.iter().all(|e| e.outcome == Outcome::Accepted));
+    assert_eq!(writes().await - before, 1);
+}

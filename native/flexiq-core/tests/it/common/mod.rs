@@ -76,6 +76,24 @@ pub async fn text(client: &Client, sql: &str) -> String {
     value
 }
 
+/// Statements that inserted into the client's jobs table so far.
+pub async fn insert_statements(client: &Client) -> i64 {
+    statements_like(client, "%INSERT INTO {schema}.jobs%").await
+}
+
+/// Top-level statements so far whose text is like `pattern` (`{schema}` is replaced).
+pub async fn statements_like(client: &Client, pattern: &str) -> i64 {
+    execute(client, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements").await;
+    scalar(
+        client,
+        &format!(
+            "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements
+              WHERE query LIKE '{pattern}'"
+        ),
+    )
+    .await
+}
+
 pub async fn job_count(client: &Client) -> i64 {
     scalar(client, "SELECT count(*) FROM {schema}.jobs").await
 }
