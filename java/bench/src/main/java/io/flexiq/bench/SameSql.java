@@ -14,8 +14,11 @@ import java.util.List;
  * {@link CallerConnection}.
  */
 final class SameSql implements AutoCloseable {
-    /** The parameters {@link #send} binds: the fourteen job columns, then the keys' four. */
-    private static final int PARAMETERS = 18;
+    /**
+     * The parameters {@link #send} binds: the fifteen job columns with the flow options, the
+     * payload codec's id and digest, then the keys' four.
+     */
+    private static final int PARAMETERS = 21;
 
     final Connection connection;
     private final CoreStatement one;
@@ -68,10 +71,13 @@ final class SameSql implements AutoCloseable {
         st.setArray(12, connection.createArrayOf("int8", new Long[n]));
         st.setArray(13, connection.createArrayOf("text", filled(n, "[]")));
         st.setArray(14, connection.createArrayOf("int8", new Long[n]));
-        st.setArray(15, connection.createArrayOf("text", filled(n, "default")));
-        st.setArray(16, connection.createArrayOf("bytea", Arrays.stream(order).map(i -> digests[i]).toArray(byte[][]::new)));
-        st.setArray(17, connection.createArrayOf("text", Arrays.stream(order).map(i -> preview(keys.get(i))).toArray()));
-        st.setArray(18, connection.createArrayOf("int4", Arrays.stream(order).map(i -> i + 1).toArray()));
+        st.setArray(15, connection.createArrayOf("text", new String[n]));
+        st.setArray(16, connection.createArrayOf("text", new String[n]));
+        st.setArray(17, connection.createArrayOf("bytea", new byte[n][]));
+        st.setArray(18, connection.createArrayOf("text", filled(n, "default")));
+        st.setArray(19, connection.createArrayOf("bytea", Arrays.stream(order).map(i -> digests[i]).toArray(byte[][]::new)));
+        st.setArray(20, connection.createArrayOf("text", Arrays.stream(order).map(i -> preview(keys.get(i))).toArray()));
+        st.setArray(21, connection.createArrayOf("int4", Arrays.stream(order).map(i -> i + 1).toArray()));
         int created = 0;
         try (ResultSet r = st.prepared.executeQuery()) {
             while (r.next()) {
