@@ -6,7 +6,9 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -53,12 +55,12 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private Maintainer maintainer;
 
     /** Package-private so that worker logic can be tested on a client that never connected. */
-    FlexiQ(long handle, String schema, PayloadSerializer serializer, PayloadCodec codec, Duration keyRetention,
-            Maintenance maintenance) {
+    FlexiQ(long handle, String schema, PayloadSerializer serializer, StoredPayloads storedPayloads,
+            Duration keyRetention, Maintenance maintenance) {
         this.handle = handle;
         this.schema = schema;
         this.serializer = serializer;
-        this.storedPayloads = new StoredPayloads(codec);
+        this.storedPayloads = storedPayloads;
         this.keyRetention = keyRetention;
         this.maintenance = maintenance;
     }
@@ -755,6 +757,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         private boolean migrate;
         private PayloadSerializer serializer;
         private PayloadCodec codec;
+        /** Codecs that only decode, by id. */
+        private final Map<String, PayloadCodec> decodeOnly = new LinkedHashMap<>();
         private Duration keyRetention;
         private Maintenance maintenance = Maintenance.defaults();
         private final List<FlexiQListener> listeners = new ArrayList<>();
@@ -835,14 +839,36 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
          *     A-Z, 0-9, {@code .}, {@code _} and {@code -}
          */
         public Builder payloadCodec(PayloadCodec codec) {
+            checkCodecId(codec);
+            this.codec = codec;
+            return this;
+        }
+
+        /**
+         * A codec this client decodes stored payloads with but no longer encodes with: after a
+         * change to another codec (or to none), the jobs the old one stored still run. Each job
+         * is decoded by the codec whose id it was stored with; may be called for several codecs.
+         *
+         * @throws IllegalArgumentException if the codec's id is not as {@link #payloadCodec}
+         *     requires, or another decode-only codec has it
+         */
+        public Builder decodePayloadsWith(PayloadCodec codec) {
+            String id = checkCodecId(codec);
+            if (decodeOnly.putIfAbsent(id, codec) != null) {
+                throw new IllegalArgumentException("two decode-only payload codecs have the id " + id
+                        + "; a stored payload names its codec by id, so give each one its own");
+            }
+            return this;
+        }
+
+        private static String checkCodecId(PayloadCodec codec) {
             String id = Objects.requireNonNull(codec, "codec").id();
             if (id == null || !id.matches("[A-Za-z0-9._-]{1,64}")) {
                 throw new IllegalArgumentException("payload codec " + codec.getClass().getName() + " has id "
                         + (id == null ? null : '"' + id + '"') + "; an id must be 1 to 64 characters of a-z,"
                         + " A-Z, 0-9, '.', '_' and '-'");
             }
-            this.codec = codec;
-            return this;
+            return id;
         }
 
         /**
@@ -890,7 +916,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
             long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(),
                     acquireTimeout.toMillis(), migrate);
-            FlexiQ client = new FlexiQ(handle, schema, s, codec, keyRetention, maintenance);
+            FlexiQ client = new FlexiQ(handle, schema, s, new StoredPayloads(codec, decodeOnly.values()), keyRetention,
+                    maintenance);
             listeners.forEach(client.listeners::add);
             LOG.info("connected to {} (schema {}{}, pool of {})", redacted(url), schema,
                     migrate ? ", migrated" : "", poolSize);

@@ -1,18 +1,28 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * How a client's payloads are stored: through its {@link PayloadCodec}, if it has one. Encodes
- * serialized payloads on their way in and decodes stored ones on their way out, naming the job
- * whose payload cannot be decoded.
+ * serialized payloads on their way in and decodes stored ones on their way out, each by the codec
+ * whose id it was stored with, naming the job whose payload cannot be decoded.
  */
 final class StoredPayloads {
     /** The client's codec, or null: payloads are stored as serialized. */
     private final PayloadCodec codec;
+    /** Every codec the client decodes with, by id: its own and those it only decodes with. */
+    private final Map<String, PayloadCodec> decoders = new LinkedHashMap<>();
 
-    StoredPayloads(PayloadCodec codec) {
+    /** Payloads through {@code codec} (null: as serialized), also decoding with {@code decodeOnly}. */
+    StoredPayloads(PayloadCodec codec, Collection<PayloadCodec> decodeOnly) {
         this.codec = codec;
+        decodeOnly.forEach(c -> decoders.put(c.id(), c));
+        if (codec != null) {
+            decoders.put(codec.id(), codec);
+        }
     }
 
     /** Whether payloads are encoded before they are stored. */
@@ -45,14 +55,16 @@ final class StoredPayloads {
         if (codecId == null) {
             return stored;
         }
-        if (codec == null || !codec.id().equals(codecId)) {
+        PayloadCodec decoder = decoders.get(codecId);
+        if (decoder == null) {
             throw new PayloadDecodeException("the payload of job " + jobId + " (task " + task
                     + ") was stored by payload codec " + codecId + ", and this client "
-                    + (codec == null ? "has no codec" : "has codec " + codec.id())
-                    + "; set FlexiQ.Builder.payloadCodec to a codec " + codecId + " that holds its key");
+                    + (decoders.isEmpty() ? "has no codec" : "decodes only with " + String.join(", ", decoders.keySet()))
+                    + "; give the client a codec " + codecId + " that holds its key (FlexiQ.Builder.payloadCodec,"
+                    + " or decodePayloadsWith if it no longer encodes)");
         }
         try {
-            return codec.decode(task, stored);
+            return decoder.decode(task, stored);
         } catch (RuntimeException e) {
             throw new PayloadDecodeException("the payload of job " + jobId + " (task " + task
                     + ") cannot be decoded: " + e.getMessage(), e);

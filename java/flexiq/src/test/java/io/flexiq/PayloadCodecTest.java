@@ -265,6 +265,65 @@ class PayloadCodecTest {
         }
     }
 
+    /** A second codec, for changing codecs: reverses the bytes (no secrecy; only another id). */
+    static final class Reversing implements PayloadCodec {
+        @Override
+        public String id() {
+            return "reversing";
+        }
+
+        @Override
+        public byte[] encode(String task, byte[] payload) {
+            byte[] out = new byte[payload.length];
+            for (int i = 0; i < payload.length; i++) {
+                out[i] = payload[payload.length - 1 - i];
+            }
+            return out;
+        }
+
+        @Override
+        public byte[] decode(String task, byte[] stored) {
+            return encode(task, stored);
+        }
+    }
+
+    @Test
+    void aCodecCanBeChangedOrDroppedWhileItsJobsWait() throws Exception {
+        String schema = TestDatabase.freshSchema();
+        AesGcmPayloadCodec aes = codec("k1", "k1");
+        String underAes;
+        try (FlexiQ before = client(schema, aes)) {
+            underAes = before.enqueue(SECRET, new Secret("under aes", 1));
+        }
+        Map<String, String> handled = new ConcurrentHashMap<>();
+        try (FlexiQ changed = FlexiQ.builder(TestDatabase.url()).schema(schema).payloadCodec(new Reversing())
+                .decodePayloadsWith(aes).build()) {
+            String reversed = changed.enqueue(SECRET, new Secret("reversed", 2));
+            assertEquals(Optional.of("reversing"), changed.getJob(reversed).orElseThrow().payloadCodec());
+            Worker worker = changed.worker().handle(SECRET, (s, job) -> handled.put(job.jobId(), s.note())).build()
+                    .start();
+            try {
+                WorkerTest.await("both handled", () -> handled.size() == 2);
+            } finally {
+                worker.close();
+            }
+            assertEquals(Map.of(underAes, "under aes", reversed, "reversed"), handled);
+        }
+        // Encryption dropped: new jobs are stored as serialized, old ones still decode.
+        try (FlexiQ dropped = FlexiQ.builder(TestDatabase.url()).schema(schema).decodePayloadsWith(aes).build()) {
+            String clear = dropped.enqueue(SECRET, new Secret("clear", 3));
+            assertEquals(Optional.empty(), dropped.getJob(clear).orElseThrow().payloadCodec());
+            assertEquals(Optional.of("{\"cents\":1,\"note\":\"under aes\"}"), dropped.getPayload(underAes));
+            PayloadDecodeException unknown = assertThrows(PayloadDecodeException.class,
+                    () -> dropped.getPayload(handled.keySet().stream().filter(id -> !id.equals(underAes)).findFirst()
+                            .orElseThrow()));
+            assertTrue(unknown.getMessage().contains("payload codec reversing")
+                    && unknown.getMessage().contains("decodes only with aes-256-gcm"), unknown.getMessage());
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> FlexiQ.builder(TestDatabase.url()).decodePayloadsWith(aes).decodePayloadsWith(codec("k2", "k2")));
+    }
+
     @Test
     void aTamperedPayloadFailsItsAttemptAndNothingElse() throws Exception {
         String schema = TestDatabase.freshSchema();

@@ -47,8 +47,8 @@ class WorkerLogicTest {
      * used, for a worker built on a store of its own only registers with its client.
      */
     private static FlexiQ unconnectedClient() {
-        return new FlexiQ(0L, "flexiq", CanonicalJsonSerializer.withoutNativeCore(), null, null,
-                Maintenance.builder().enabled(false).build());
+        return new FlexiQ(0L, "flexiq", CanonicalJsonSerializer.withoutNativeCore(),
+                new StoredPayloads(null, List.of()), null, Maintenance.builder().enabled(false).build());
     }
 
     @BeforeEach
