@@ -16,39 +16,46 @@ CREATE OR REPLACE FUNCTION {schema}.limit_claim(
 RETURNS SETOF bigint
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
-    v_locked text[];
+    v_locked boolean[];
     v_free bigint[];
     v_limits text[];
     v_chosen bigint[];
 BEGIN
-    v_locked := ARRAY(SELECT d.key
-                        FROM (SELECT DISTINCT k.key FROM unnest(p_keys) AS k(key)
-                               WHERE k.key IS NOT NULL) d
-                       WHERE pg_try_advisory_xact_lock(hashtext('{schema}.concurrency'),
-                                                       hashtext(d.key)));
-    -- Within a key, in claim order, as many as its limit leaves room for: the locked keys'
-    -- running jobs counted in one index scan.
+    -- Per candidate, whether this claim holds its key's lock (a candidate without a key needs
+    -- none). A key met twice is locked twice, which costs nothing and ends at commit too.
+    v_locked := ARRAY(SELECT k.key IS NULL
+                             OR pg_try_advisory_xact_lock(hashtext('{schema}.concurrency'),
+                                                          hashtext(k.key))
+                        FROM unnest(p_keys) WITH ORDINALITY AS k(key, ord)
+                       ORDER BY k.ord);
+    -- Within a key, in claim order, as many as its limit leaves room for, its running jobs
+    -- read through jobs_concurrency, and no further than the limit.
     v_free := ARRAY(
         SELECT c.id
-          FROM (SELECT c.*, row_number() OVER (PARTITION BY c.key ORDER BY c.ord) AS rank
-                  FROM unnest(p_ids, p_keys, p_limits) WITH ORDINALITY AS c(id, key, lim, ord)) c
-          LEFT JOIN unnest(v_locked) AS l(key) ON l.key = c.key
-          LEFT JOIN (SELECT j.concurrency_key AS key, count(*) AS jobs
-                       FROM {schema}.jobs j
-                      WHERE j.concurrency_key = ANY (v_locked) AND j.state = 'running'
-                      GROUP BY j.concurrency_key) r ON r.key = c.key
-         WHERE c.key IS NULL OR (l.key IS NOT NULL AND c.rank <= c.lim - coalesce(r.jobs, 0))
+          FROM (SELECT c.id, c.key, c.lim, c.locked, c.ord,
+                       row_number() OVER (PARTITION BY c.key ORDER BY c.ord) AS rank
+                  FROM unnest(p_ids, p_keys, p_limits, v_locked)
+                       WITH ORDINALITY AS c(id, key, lim, locked, ord)) c
+         WHERE c.key IS NULL
+            -- Room for a key's rank-th candidate: no (limit - rank + 1)-th running job.
+            OR (c.locked AND c.rank <= c.lim
+                AND NOT EXISTS (SELECT FROM {schema}.jobs r
+                                 WHERE r.concurrency_key = c.key AND r.state = 'running'
+                                OFFSET c.lim - c.rank))
          ORDER BY c.ord);
 
-    v_limits := ARRAY(
-        SELECT l.name
-          FROM {schema}.rate_limits l
-         WHERE l.name = ANY (ARRAY(SELECT 'queue:' || q FROM unnest(p_queues) q
-                                   UNION SELECT 'key:' || k FROM unnest(p_keys) k
-                                          WHERE k IS NOT NULL))
-         ORDER BY l.name
-           FOR UPDATE);
-    IF cardinality(v_limits) = 0 THEN
+    -- Most schemas have no rate limit at all: then their names are not even put together.
+    IF EXISTS (SELECT FROM {schema}.rate_limits) THEN
+        v_limits := ARRAY(
+            SELECT l.name
+              FROM {schema}.rate_limits l
+             WHERE l.name = ANY (ARRAY(SELECT 'queue:' || q FROM unnest(p_queues) q
+                                       UNION SELECT 'key:' || k FROM unnest(p_keys) k
+                                              WHERE k IS NOT NULL))
+             ORDER BY l.name
+               FOR UPDATE);
+    END IF;
+    IF coalesce(cardinality(v_limits), 0) = 0 THEN
         -- No rate limit bears on these candidates: those their keys let start, start.
         RETURN QUERY SELECT unnest(v_free);
         RETURN;

@@ -53,7 +53,7 @@ public final class WorkerBench {
     static final int CONNECTIONS_PER_PROCESS = 2;
     private static final String LABEL = "%-46s %12s %12s %7s%n";
     /** Rounds of the concurrency-key comparison. */
-    private static final int KEYED_ROUNDS = 3;
+    private static final int KEYED_ROUNDS = 5;
     /** Chains timed before the latency samples, and not counted: the first pays for class loading and JIT. */
     private static final int WARM_UP_CHAINS = 20;
     private static final String ROW = "%-46s %12.0f %12.0f %7.2f   load %s%n";
