@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Claimer implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
-    /** How long a busy worker waits for more free slots before it claims. */
+    /** The longest a busy worker waits for more free slots before it claims. */
     private static final long CLAIM_GATHER_MILLIS = 2;
     private static final long FIRST_RETRY_MILLIS = 50;
 
@@ -104,9 +104,13 @@ final class Claimer implements Runnable {
             return;
         }
         int free = 1 + slots.drainPermits();
-        if (free < Math.min(buffer.size(), capacity) / 2) {
-            // Busy: let a few more slots free up, so that claims stay large and few.
-            Thread.sleep(CLAIM_GATHER_MILLIS);
+        int enough = Math.min(buffer.size(), capacity) / 2;
+        if (free < enough) {
+            // Busy: wait, briefly, for half a claim's worth of free slots, so that claims stay
+            // large and few yet go out while the jobs of the last one still run.
+            if (slots.tryAcquire(enough - free, CLAIM_GATHER_MILLIS, TimeUnit.MILLISECONDS)) {
+                free = enough;
+            }
             free += slots.drainPermits();
         }
         int room = 1 + unrecorded.drainPermits();

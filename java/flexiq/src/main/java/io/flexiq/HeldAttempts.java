@@ -10,10 +10,10 @@ import java.util.concurrent.Semaphore;
 /**
  * The attempts whose lease a worker keeps: claimed, and not yet recorded, given back or lost.
  * Each holds one of the worker's slots until its handler thread is done with it, and a place
- * among the unrecorded attempts until it leaves this set. There are a claim's worth more places
- * than slots, so the next claim goes out while the last one's completions commit; and claims
- * never run further ahead of the outcomes being recorded: a worker whose completions are slow
- * claims no more than it can finish.
+ * among the unrecorded attempts until it leaves this set. There are a few claims' worth more
+ * places than slots, so claims go out while earlier ones' completions commit; and claims never
+ * run further ahead of the outcomes being recorded: a worker whose completions are slow claims
+ * no more than it can finish.
  */
 final class HeldAttempts {
     private final Set<HeldAttempt> held = ConcurrentHashMap.newKeySet();

@@ -52,6 +52,12 @@ public final class Worker implements AutoCloseable {
     private final FlexiQ client;
     private final WorkerStore store;
     /** The prefix of this worker's thread names. */
+    /**
+     * How many claims' worth of attempts, their handlers done, may wait for their outcomes to be
+     * recorded before the worker stops claiming: with one, a claim often waited for the last
+     * completion to commit; with a few, they overlap, and a slow database still stops the claims.
+     */
+    private static final int UNRECORDED_CLAIMS = 4;
     private final String name;
     private final Duration shutdownTimeout;
     /** What it runs, for its log lines. */
@@ -75,7 +81,7 @@ public final class Worker implements AutoCloseable {
                 + ", prefetch " + b.prefetch + ", lease " + b.lease.toMillis() + " ms";
         int capacity = b.concurrency + b.prefetch;
         Semaphore slots = new Semaphore(capacity);
-        Semaphore unrecorded = new Semaphore(capacity + b.claimBatch);
+        Semaphore unrecorded = new Semaphore(capacity + UNRECORDED_CLAIMS * b.claimBatch);
         HeldAttempts held = new HeldAttempts(slots, unrecorded);
         Trouble outage = b.client.outage();
         this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"), outage);

@@ -296,16 +296,16 @@ class WorkerLogicTest {
     }
 
     @Test
-    void claimsRunOneBatchAheadOfRecordedOutcomesAndNoFurther() throws Exception {
+    void claimsRunFourBatchesAheadOfRecordedOutcomesAndNoFurther() throws Exception {
         List<Long> ids = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < 24; i++) {
             ids.add(store.add("echo", "job " + i));
         }
         AtomicInteger claimed = new AtomicInteger();
         AtomicInteger completed = new AtomicInteger();
         AtomicInteger mostOutstanding = new AtomicInteger();
         // Completions that take a while, as over a busy database: a handler that returned frees
-        // its slot, but the worker claims at most one batch more than it has recorded.
+        // its slot, but the worker claims at most four batches more than it has recorded.
         WorkerStore slowCompletions = new ForwardingStore(store) {
             @Override
             public int claim(String[] queues, String[] tasks, int limit, long leaseMillis, long token,
@@ -329,10 +329,10 @@ class WorkerLogicTest {
         };
         worker = worker((payload, job) -> {}).concurrency(1).prefetch(0).claimBatch(2).build(slowCompletions)
                 .start();
-        await("the three jobs to complete", () -> ids.stream().allMatch(id -> store.state(id) == State.COMPLETED));
+        await("the jobs to complete", () -> ids.stream().allMatch(id -> store.state(id) == State.COMPLETED));
         worker.close();
-        // One running (concurrency 1, prefetch 0) plus a batch of two whose handlers returned.
-        assertEquals(3, mostOutstanding.get(), "claimed attempts whose completion was not recorded yet");
+        // One running (concurrency 1, prefetch 0) plus four batches of two whose handlers returned.
+        assertEquals(9, mostOutstanding.get(), "claimed attempts whose completion was not recorded yet");
     }
 
     /** Waits for {@code latch}, ignoring interrupts, as a badly behaved handler does. */
