@@ -48,16 +48,16 @@ public final class Worker implements AutoCloseable {
     /** Numbers workers, so that each one's threads can be told apart by name. */
     private static final AtomicInteger WORKERS = new AtomicInteger();
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
-
-    private final FlexiQ client;
-    private final WorkerStore store;
-    /** The prefix of this worker's thread names. */
     /**
      * How many claims' worth of attempts, their handlers done, may wait for their outcomes to be
      * recorded before the worker stops claiming: with one, a claim often waited for the last
      * completion to commit; with a few, they overlap, and a slow database still stops the claims.
      */
     private static final int UNRECORDED_CLAIMS = 4;
+
+    private final FlexiQ client;
+    private final WorkerStore store;
+    /** The prefix of this worker's thread names. */
     private final String name;
     private final Duration shutdownTimeout;
     /** What it runs, for its log lines. */
