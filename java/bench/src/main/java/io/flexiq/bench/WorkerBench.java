@@ -374,8 +374,7 @@ public final class WorkerBench {
     private static void waitUntilDrained(Connection c) throws Exception {
         try (Statement s = c.createStatement()) {
             // The statistics of a freshly filled table can make a scan look cheaper than the index.
-            s.execute("SET enable_seqscan = off");
-            s.execute("SET enable_bitmapscan = off");
+            s.execute("SET enable_seqscan = off; SET enable_bitmapscan = off");
         }
         String unfinished = "SELECT EXISTS (SELECT FROM " + SCHEMA + ".jobs WHERE state IN ('available', 'scheduled',"
                 + " 'retryable')) OR EXISTS (SELECT FROM " + SCHEMA + ".jobs WHERE lease_expires_at IS NOT NULL)";
@@ -391,8 +390,7 @@ public final class WorkerBench {
             }
         } finally {
             try (Statement s = c.createStatement()) {
-                s.execute("RESET enable_seqscan");
-                s.execute("RESET enable_bitmapscan");
+                s.execute("RESET enable_seqscan; RESET enable_bitmapscan");
             }
         }
     }
