@@ -68,6 +68,8 @@ pub(crate) struct Statements {
     pub enqueue_in_transaction: EnqueueStatements,
     /// The single enqueues of several callers, each entry standing alone (`grouping`).
     pub enqueue_calls: String,
+    /// A keyed call answered by a read while calls keep replaying (`grouping`).
+    pub replay_one: String,
     pub get_job: String,
     pub find_by_key: String,
     /// `list_jobs.sql` for each combination of filters (see [`ListStatements`]).
@@ -169,6 +171,7 @@ impl Statements {
             enqueue: EnqueueStatements::for_schema(s, false),
             enqueue_in_transaction: EnqueueStatements::for_schema(s, true),
             enqueue_calls: s.statement(include_str!("../sql/enqueue_calls.sql")),
+            replay_one: s.statement(include_str!("../sql/replay_one.sql")),
             get_job: job_statement(s, include_str!("../sql/get_job.sql")),
             find_by_key: job_statement(s, include_str!("../sql/find_by_key.sql")),
             list_jobs: ListStatements::for_schema(s),

@@ -18,8 +18,17 @@
 //! A batch can wait on a lock (a key that an open transaction elsewhere holds). Waiting calls
 //! therefore give up on the lanes after [`PATIENCE`] and go out alone, so a stuck batch holds
 //! up only the calls inside it.
+//!
+//! Sharing pays for calls that write: their commits wait on the disk, and one flush then serves
+//! the whole batch. A replay writes nothing and waits on no disk, and a batch of replays costs
+//! more than the same replays sent side by side. So once [`REPLAY_STREAK`] calls in a row have
+//! replayed (a client retrying requests it has already made), a keyed call is first looked up
+//! by a read of its own (`replay_one.sql`), outside the lanes: a replay is answered by it, and
+//! anything else goes on as usual. The first call that creates a job (or fails, or has no key)
+//! ends the streak, so a service whose calls mostly create jobs pays no extra read.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -32,6 +41,7 @@ use crate::enqueue::{now_micros, Enqueued, Outcome};
 use crate::error::{Error, Result};
 use crate::pool::Repeat;
 use crate::request::JobRequest;
+use crate::statement;
 
 /// How many batches may be on their way at once. Two: while one commits, the next fills.
 const LANES: u32 = 2;
@@ -40,10 +50,15 @@ const BATCH_LIMIT: usize = 1000;
 /// How long a call waits for a lane before it goes out on its own: far longer than a batch
 /// takes, far shorter than a lock that an application's transaction may hold.
 const PATIENCE: Duration = Duration::from_millis(50);
+/// Calls in a row that replayed, after which keyed calls are looked up first: enough that a
+/// service whose calls mostly create jobs rarely pays for a read that finds nothing.
+const REPLAY_STREAK: u32 = 16;
 
 pub(crate) struct Grouping {
     lanes: u32,
     state: Mutex<State>,
+    /// Calls in a row whose answer was a replay.
+    replays: AtomicU32,
 }
 
 #[derive(Default)]
@@ -74,6 +89,24 @@ impl Grouping {
         Grouping {
             lanes: LANES.min(pool_size.saturating_sub(1)).max(1),
             state: Mutex::default(),
+            replays: AtomicU32::new(0),
+        }
+    }
+
+    /// Whether calls have been replaying long enough for a keyed call to be looked up first.
+    fn replaying(&self) -> bool {
+        self.replays.load(Ordering::Relaxed) >= REPLAY_STREAK
+    }
+
+    /// Counts a replay into the streak; any other answer ends it.
+    fn record(&self, answer: &Result<Enqueued>) {
+        if matches!(answer, Ok(e) if e.outcome == Outcome::Replayed) {
+            // Saturating, so that a long streak cannot wrap around to zero.
+            let _ = self
+                .replays
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1));
+        } else if self.replays.load(Ordering::Relaxed) != 0 {
+            self.replays.store(0, Ordering::Relaxed);
         }
     }
 
@@ -152,6 +185,40 @@ impl Client {
         if request.flow.collapses() {
             return self.enqueue_alone(request).await;
         }
+        let replay = if request.key.is_some() && self.grouping.replaying() {
+            self.replay_of(request).await
+        } else {
+            Ok(None)
+        };
+        let answer = match replay {
+            Ok(Some(job_id)) => Ok(Enqueued {
+                job_id,
+                outcome: Outcome::Replayed,
+            }),
+            Ok(None) => self.enqueue_in_lanes(request).await,
+            Err(e) => Err(e),
+        };
+        self.grouping.record(&answer);
+        answer
+    }
+
+    /// The job a keyed call replays, found by a read alone (`replay_one.sql`); `None` when the
+    /// call is anything but a replay of a live holder.
+    async fn replay_of(&self, request: &JobRequest) -> Result<Option<i64>> {
+        let keyed = KeyedBatch::group(std::slice::from_ref(request)).map_err(Error::Conflict)?;
+        let params = keyed.params(true);
+        let row = self
+            .pool
+            .run(Repeat::Safe, async |c| {
+                statement::bind(sqlx::query(&self.sql.replay_one), &params)
+                    .fetch_optional(c)
+                    .await
+            })
+            .await??;
+        Ok(row.map(|row| row.try_get(0)).transpose()?)
+    }
+
+    async fn enqueue_in_lanes(&self, request: &JobRequest) -> Result<Enqueued> {
         let mut ticket = {
             let mut state = self.grouping.state();
             if state.running < self.grouping.lanes {

@@ -218,3 +218,91 @@ async fn a_call_stuck_on_a_lock_holds_up_no_one_else() {
         .count();
     assert_eq!((ids.len(), accepted), (1, 1));
 }
+
+/// Statements so far that carried the single calls of several callers together.
+async fn shared_statements(client: &flexiq_core::Client) -> i64 {
+    common::statements_like(client, "%holder AS MATERIALIZED%FROM {schema}.jobs j%").await
+}
+
+/// `tasks` callers making `calls` keyed calls each at once; every answer, in no order.
+async fn burst(
+    client: &Arc<flexiq_core::Client>,
+    tasks: usize,
+    calls: usize,
+    key: fn(usize, usize) -> String,
+) -> Vec<Enqueued> {
+    let handles: Vec<_> = (0..tasks)
+        .map(|t| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let mut answers = Vec::new();
+                for c in 0..calls {
+                    let request = job(Some(&key(t, c)), "{}");
+                    answers.push(client.enqueue(&request).await.expect("enqueued"));
+                }
+                answers
+            })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for handle in handles {
+        answers.extend(handle.await.expect("task"));
+    }
+    answers
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn replays_in_a_row_are_answered_by_reads_until_a_call_creates_a_job() {
+    let client = Arc::new(common::client_with_pool(8).await);
+    for i in 0..4 {
+        client
+            .enqueue(&job(Some(&format!("held-{i}")), "{}"))
+            .await
+            .expect("held");
+    }
+    for i in 0..32 {
+        let replay = client
+            .enqueue(&job(Some(&format!("held-{}", i % 4)), "{}"))
+            .await
+            .expect("replayed");
+        assert_eq!(replay.outcome, Outcome::Replayed);
+    }
+
+    // After a streak of replays, each replay is one read: no enqueue statement, shared or not.
+    let (reads, sent) = (replay_reads(&client).await, enqueues(&client).await);
+    let replays = burst(&client, 4, 50, |t, c| format!("held-{}", (t + c) % 4)).await;
+    assert!(replays.iter().all(|r| r.outcome == Outcome::Replayed));
+    assert_eq!(replay_reads(&client).await - reads, 200);
+    assert_eq!(enqueues(&client).await - sent, 0);
+
+    // A call that is not a replay still gets its own answer: the read finds nothing to replay.
+    let conflict = client.enqueue(&job(Some("held-0"), "[1]")).await;
+    assert!(matches!(conflict, Err(Error::Conflict(_))), "{conflict:?}");
+    let fresh = client
+        .enqueue(&job(Some("fresh"), "{}"))
+        .await
+        .expect("created");
+    assert_eq!(fresh.outcome, Outcome::Accepted);
+
+    // Creating a job ended the streak: calls that create jobs are not read first, and four
+    // callers at once share statements again.
+    let (reads, shared) = (
+        replay_reads(&client).await,
+        shared_statements(&client).await,
+    );
+    let created = burst(&client, 4, 50, |t, c| format!("new-{t}-{c}")).await;
+    assert!(created.iter().all(|r| r.outcome == Outcome::Accepted));
+    assert_eq!(replay_reads(&client).await - reads, 0);
+    assert!(shared_statements(&client).await - shared > 0);
+}
+
+/// Replays answered by a read alone so far.
+async fn replay_reads(client: &flexiq_core::Client) -> i64 {
+    common::statements_like(client, "%FROM {schema}.jobs j%j.key_scope = ($18::text[])%").await
+}
+
+/// Enqueue statements so far, single or shared.
+async fn enqueues(client: &flexiq_core::Client) -> i64 {
+    common::statements_like(client, "%{schema}.enqueue_one(%").await
+        + shared_statements(client).await
+}

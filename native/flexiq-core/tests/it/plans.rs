@@ -94,6 +94,14 @@ const STATEMENTS: &[Statement] = &[
         args: ENQUEUE_ARGS,
         by_id: false,
     },
+    // Looks up one key's holder, while calls keep replaying.
+    Statement {
+        name: "replay_one",
+        sql: include_str!("../../sql/replay_one.sql"),
+        types: ENQUEUE_TYPES,
+        args: ENQUEUE_ARGS,
+        by_id: false,
+    },
 ];
 
 /// How the statistics came to be, each on a schema of its own.

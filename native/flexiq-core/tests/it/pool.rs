@@ -72,18 +72,19 @@ async fn calls_wait_for_a_busy_pool_then_fail_naming_it_after_the_acquire_timeou
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_waiting_for_a_busy_pool_go_ahead_once_a_connection_comes_free() {
-    // The wait is bounded by the acquire timeout, not by the much shorter connect timeout.
+    // The wait is bounded by the acquire timeout, not by the much shorter connect timeout
+    // (still long enough to open the pool's second connection on a busy test machine).
     let client = Arc::new(
         common::client_with(|c| {
             c.pool_size = 2;
-            c.connect_timeout = Duration::from_millis(200);
+            c.connect_timeout = Duration::from_secs(1);
         })
         .await,
     );
     let mut lock = JobsLock::take(&common::server().url(), client.schema()).await;
     let mut calls = enqueue_keyed(&client, 4);
     lock.waiters(2).await;
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
     lock.release().await;
     while let Some(call) = calls.join_next().await {
         let enqueued = call

@@ -15,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;
@@ -91,7 +92,11 @@ public final class EnqueueBench {
             System.out.printf(Locale.ROOT, "%nJobs (W2: replays) per second, each thread its own connection, auto-commit:%n");
             System.out.printf(Locale.ROOT, "%-28s %7s %18s %18s %18s %11s %12s %8s%n", "workload", "threads",
                     "Java API (load)", "Rust core (load)", "minimal SQL (load)", "API/minimal", "core/minimal", "API/core");
+            String only = System.getProperty("flexiq.bench.workloads");
             for (Workload w : Workload.values()) {
+                if (only != null && !Arrays.asList(only.split(",")).contains(w.name())) {
+                    continue;
+                }
                 for (int threads : w.threads) {
                     Figure[] f = best(rounds, () -> emptyTables(queue, jdbcUrl, w),
                             () -> w.jobsPerCall * run(threads, seconds, () -> apiOp(queue, w)),
@@ -101,7 +106,10 @@ public final class EnqueueBench {
                             cell(f[0]), cell(f[1]), cell(f[2]), ratio(f[0], f[2]), ratio(f[1], f[2]), ratio(f[0], f[1]));
                 }
             }
-            CallerConnection.measure(queue, jdbcUrl, seconds, rounds);
+            // A run narrowed to some workloads is a quick look at those: the caller's connection is left out.
+            if (only == null) {
+                CallerConnection.measure(queue, jdbcUrl, seconds, rounds);
+            }
             System.out.println("\nLoad average at end: " + loadAverages());
         }
     }
