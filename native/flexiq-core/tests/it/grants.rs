@@ -100,6 +100,18 @@ async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
     let first = producer.enqueue(&retained).await.expect("retained").job_id;
     assert!(owner.mark_completed(first).await.expect("complete"));
     tokio::time::sleep(Duration::from_millis(400)).await;
+    // Replays in a row, so that the next call is first looked up by a read of its key's holder
+    // (which a producer may make), and that read must not replay a closed retention.
+    for _ in 0..20 {
+        let again = producer
+            .enqueue(&job(2).with_key("k"))
+            .await
+            .expect("replay in a row");
+        assert_eq!(
+            (again.job_id, again.outcome),
+            (keyed.job_id, Outcome::Replayed)
+        );
+    }
     let second = producer.enqueue(&retained).await.expect("after retention");
     assert_eq!(second.outcome, Outcome::Accepted);
     assert_ne!(second.job_id, first);
