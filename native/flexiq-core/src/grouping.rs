@@ -98,14 +98,15 @@ impl Grouping {
         self.replays.load(Ordering::Relaxed) >= REPLAY_STREAK
     }
 
-    /// Counts a replay into the streak; any other answer ends it.
+    /// Counts a replay into the streak; any other answer ends it. The count stops once the
+    /// streak is reached, so that replays past it write nothing the callers share.
     fn record(&self, answer: &Result<Enqueued>) {
+        let streak = self.replays.load(Ordering::Relaxed);
         if matches!(answer, Ok(e) if e.outcome == Outcome::Replayed) {
-            // Saturating, so that a long streak cannot wrap around to zero.
-            let _ = self
-                .replays
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1));
-        } else if self.replays.load(Ordering::Relaxed) != 0 {
+            if streak < REPLAY_STREAK {
+                self.replays.fetch_add(1, Ordering::Relaxed);
+            }
+        } else if streak != 0 {
             self.replays.store(0, Ordering::Relaxed);
         }
     }

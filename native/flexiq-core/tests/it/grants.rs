@@ -67,6 +67,14 @@ fn refused<T: std::fmt::Debug>(what: &str, outcome: Result<T, Error>) {
     }
 }
 
+/// Enqueues `request` `times` times over, each answered as a replay of job `held`.
+async fn replays(producer: &Client, request: &JobRequest, held: i64, times: usize) {
+    for _ in 0..times {
+        let replay = producer.enqueue(request).await.expect("replay");
+        assert_eq!((replay.job_id, replay.outcome), (held, Outcome::Replayed));
+    }
+}
+
 fn claim_tasks() -> (Vec<String>, Vec<String>) {
     (vec!["default".to_string()], vec!["t".to_string()])
 }
@@ -80,14 +88,7 @@ async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
         .await
         .expect("keyed");
     assert_eq!(keyed.outcome, Outcome::Accepted);
-    let replay = producer
-        .enqueue(&job(2).with_key("k"))
-        .await
-        .expect("replay");
-    assert_eq!(
-        (replay.job_id, replay.outcome),
-        (keyed.job_id, Outcome::Replayed)
-    );
+    replays(&producer, &job(2).with_key("k"), keyed.job_id, 1).await;
     let bulk = producer
         .enqueue_many(&[job(3), job(4).with_key("k4"), job(2).with_key("k")])
         .await
@@ -102,16 +103,7 @@ async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
     tokio::time::sleep(Duration::from_millis(400)).await;
     // Replays in a row, so that the next call is first looked up by a read of its key's holder
     // (which a producer may make), and that read must not replay a closed retention.
-    for _ in 0..20 {
-        let again = producer
-            .enqueue(&job(2).with_key("k"))
-            .await
-            .expect("replay in a row");
-        assert_eq!(
-            (again.job_id, again.outcome),
-            (keyed.job_id, Outcome::Replayed)
-        );
-    }
+    replays(&producer, &job(2).with_key("k"), keyed.job_id, 20).await;
     let second = producer.enqueue(&retained).await.expect("after retention");
     assert_eq!(second.outcome, Outcome::Accepted);
     assert_ne!(second.job_id, first);
@@ -233,14 +225,7 @@ async fn roles_keep_their_privileges_when_definitions_are_applied_again() {
         .enqueue(&job(1).with_key("k"))
         .await
         .expect("keyed");
-    let replay = producer
-        .enqueue(&job(1).with_key("k"))
-        .await
-        .expect("replay");
-    assert_eq!(
-        (replay.job_id, replay.outcome),
-        (keyed.job_id, Outcome::Replayed)
-    );
+    replays(&producer, &job(1).with_key("k"), keyed.job_id, 1).await;
 
     let (owner, worker, _) = restricted(Grant::Worker).await;
     apply_definitions_again(&owner).await;
