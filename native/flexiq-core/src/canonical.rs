@@ -50,8 +50,14 @@ pub fn canonicalize(json: &[u8]) -> Result<Vec<u8>> {
     let parsed = Node(&mut reading)
         .deserialize(&mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value));
-    let value = parsed.map_err(|e| Error::InvalidPayload(reading.explain(&e)))?;
-    serde_json_canonicalizer::to_vec(&value).map_err(|e| Error::InvalidPayload(e.to_string()))
+    let value = parsed.map_err(|e| not_canonical(reading.explain(&e)))?;
+    serde_json_canonicalizer::to_vec(&value).map_err(|e| not_canonical(e.to_string()))
+}
+
+fn not_canonical(why: String) -> Error {
+    Error::InvalidPayload(format!(
+        "payload is not serializable as canonical JSON: {why}"
+    ))
 }
 
 /// One step of a JSON path.

@@ -23,6 +23,7 @@ use crate::keys;
 use crate::pool::Repeat;
 use crate::request::{differing_fields, JobRequest};
 use crate::statement::{self, Param};
+use crate::validate;
 
 /// What PostgreSQL did with one enqueue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,6 +258,7 @@ impl<'a> PreparedEnqueue<'a> {
                 )));
             }
         }
+        validate::batch_payload_size(requests.iter().map(|r| r.stored_payload().len()).sum())?;
         let (shape, plan) = if requests.is_empty() {
             (Shape::Empty, PlanKind::Empty)
         } else if requests.iter().all(|r| r.key.is_none()) {
@@ -433,6 +435,20 @@ mod tests {
 
     fn keyed(key: &str, payload: &str) -> JobRequest {
         JobRequest::new("t", payload.as_bytes().to_vec()).with_key(key)
+    }
+
+    #[test]
+    fn a_batch_whose_payloads_one_statement_cannot_carry_is_refused_before_sending() {
+        let third = validate::MAX_STATEMENT_PAYLOAD_BYTES / 3;
+        let mut requests: Vec<JobRequest> = (0..3)
+            .map(|_| JobRequest::new("t", vec![0; third]))
+            .collect();
+        PreparedEnqueue::new(&requests).expect("512 MiB in all fits");
+        requests.push(JobRequest::new("t", vec![0; 8]));
+        let err = PreparedEnqueue::new(&requests)
+            .err()
+            .expect("beyond 512 MiB");
+        assert!(matches!(err, Error::InvalidPayload(_)), "{err}");
     }
 
     fn row(job_id: i64, created: bool) -> EnqueueRow {

@@ -9,8 +9,8 @@ pub enum Error {
     #[error("{0}")]
     InvalidArgument(String),
 
-    /// The payload bytes are not JSON that RFC 8785 can canonicalize.
-    #[error("payload is not serializable as canonical JSON: {0}")]
+    /// The payload cannot be stored: not JSON that RFC 8785 can canonicalize, or too large.
+    #[error("{0}")]
     InvalidPayload(String),
 
     /// A key is bound to a job accepted with a different request. Nothing was written.

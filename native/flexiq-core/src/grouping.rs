@@ -47,6 +47,9 @@ use crate::statement;
 const LANES: u32 = 2;
 /// The most jobs one batch carries; the rest wait for the next.
 const BATCH_LIMIT: usize = 1000;
+/// The most payload bytes that waiting calls add to a batch. Sharing a commit saves little on
+/// large payloads, and a batch must stay within what one statement may carry.
+const BATCH_BYTES: usize = 16 << 20;
 /// How long a call waits for a lane before it goes out on its own: far longer than a batch
 /// takes, far shorter than a lock that an application's transaction may hold.
 const PATIENCE: Duration = Duration::from_millis(50);
@@ -115,10 +118,20 @@ impl Grouping {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Up to `limit` waiting calls, the longest waiting first.
-    fn take(&self, limit: usize) -> Vec<Waiter> {
+    /// Up to `limit` waiting calls whose payloads add up to at most `bytes`, the longest
+    /// waiting first.
+    fn take(&self, limit: usize, bytes: usize) -> Vec<Waiter> {
         let mut state = self.state();
-        let n = state.waiting.len().min(limit);
+        let mut total = 0;
+        let n = state
+            .waiting
+            .iter()
+            .take(limit)
+            .take_while(|w| {
+                total += w.request.stored_payload().len();
+                total <= bytes
+            })
+            .count();
         state.waiting.drain(..n).collect()
     }
 
@@ -266,7 +279,10 @@ impl Client {
         let _lane = Lane(&self.grouping);
         let (requests, replies): (Vec<JobRequest>, Vec<oneshot::Sender<Turn>>) = self
             .grouping
-            .take(BATCH_LIMIT - 1)
+            .take(
+                BATCH_LIMIT - 1,
+                BATCH_BYTES.saturating_sub(request.stored_payload().len()),
+            )
             .into_iter()
             .map(|w| (w.request, w.reply))
             .unzip();
@@ -379,5 +395,39 @@ impl Client {
         });
         self.announcer.announce(due.map(|(r, _)| r.queue.as_str()));
         Ok(answers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn waiting(grouping: &Grouping, payload_sizes: &[usize]) {
+        let mut state = grouping.state();
+        for &size in payload_sizes {
+            let (reply, _) = oneshot::channel();
+            let ticket = state.next_ticket;
+            state.next_ticket += 1;
+            state.waiting.push_back(Waiter {
+                ticket,
+                request: JobRequest::new("t", vec![0; size]),
+                reply,
+            });
+        }
+    }
+
+    fn sizes(taken: &[Waiter]) -> Vec<usize> {
+        taken.iter().map(|w| w.request.payload.len()).collect()
+    }
+
+    #[test]
+    fn a_batch_takes_waiting_calls_in_order_up_to_its_count_and_its_bytes() {
+        let grouping = Grouping::new(10);
+        waiting(&grouping, &[10, 20, 30, 5]);
+        assert_eq!(sizes(&grouping.take(2, 1000)), [10, 20]);
+        // The call that would pass the bytes stops the batch, so calls keep their order.
+        assert_eq!(sizes(&grouping.take(10, 34)), [30]);
+        assert_eq!(sizes(&grouping.take(10, 0)), Vec::<usize>::new());
+        assert_eq!(sizes(&grouping.take(10, 5)), [5]);
     }
 }

@@ -177,6 +177,7 @@ impl JobRequest {
                 )));
             }
         }
+        validate::payload_size(self.stored_payload().len())?;
         validate::name("scope", &self.scope)?;
         validate::name("queue", &self.queue)?;
         for tag in &self.tags {
@@ -449,6 +450,22 @@ mod tests {
             differing_fields(&a.fingerprint().to_value(), &b.fingerprint().to_value()),
             ["runAt"]
         );
+    }
+
+    #[test]
+    fn a_payload_too_large_to_store_is_refused_after_its_codec() {
+        let mut r = JobRequest::new("t", vec![b' '; validate::MAX_PAYLOAD_BYTES + 1]);
+        assert!(matches!(r.validate(), Err(Error::InvalidPayload(_))));
+        // What is stored counts: a codec's output, not the serialized payload it encoded.
+        r.encoded = Some(Encoded {
+            codec: "c".into(),
+            bytes: vec![0; 16],
+            digest: vec![0; 32],
+        });
+        r.validate().expect("the stored bytes fit");
+        r.payload = b"{}".to_vec();
+        r.encoded.as_mut().expect("encoded").bytes = vec![0; validate::MAX_PAYLOAD_BYTES + 1];
+        assert!(matches!(r.validate(), Err(Error::InvalidPayload(_))));
     }
 
     #[test]

@@ -156,10 +156,12 @@ impl Settings {
 /// The connection options of a `postgres://` URL, TLS included.
 pub(crate) fn connect_options(url: &str) -> Result<PgConnectOptions> {
     check_scheme(url)?;
+    // The TLS settings first: they explain a bad sslmode better than sqlx does.
+    let settings = Settings::of(url, |variable| std::env::var(variable).ok())?;
     let options: PgConnectOptions = url
         .parse()
         .map_err(|e| Error::InvalidArgument(format!("not a PostgreSQL URL: {e}")))?;
-    Settings::of(url, |variable| std::env::var(variable).ok())?.apply(options)
+    settings.apply(options)
 }
 
 /// Refuses URLs of other forms, which sqlx would otherwise read as PostgreSQL's anyway (a
@@ -217,6 +219,13 @@ fn explain(e: sqlx::Error, host: &str) -> Error {
         }
         (sqlx::Error::Tls(inner), None) => format!(
             "TLS with host {host} failed: {inner}; check sslmode and the server's ssl setting"
+        ),
+        // Whatever answered does not speak PostgreSQL's protocol (another service on the port).
+        (sqlx::Error::Protocol(detail), None) => format!(
+            "the server did not answer as PostgreSQL does ({}); check that the host and port \
+             are PostgreSQL's",
+            // sqlx ends its message with the place in its own source, which helps no user.
+            detail.split(" (sqlx_").next().unwrap_or(detail)
         ),
         _ => return e.into(),
     };
@@ -350,6 +359,38 @@ mod tests {
         assert!(err.to_string().contains("sslmode=allow"), "{err}");
         let err = settings("", &[("PGSSLMODE", "Require")]).expect_err("libpq's names only");
         assert!(err.to_string().contains("PGSSLMODE=Require"), "{err}");
+        // Through the whole URL, ahead of sqlx's own reading of it.
+        let err = connect_options(&format!("{BASE}?sslmode=bogus")).expect_err("no such mode");
+        assert_eq!(
+            err.to_string(),
+            "sslmode=bogus is not supported; use disable, prefer, require, verify-ca or verify-full"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_server_that_does_not_speak_postgresql_is_named_as_such() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        let server = tokio::spawn(async move {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let (mut socket, _) = listener.accept().await.expect("accept");
+            let mut request = [0u8; 64];
+            let _ = socket.read(&mut request).await;
+            let _ = socket.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n").await;
+        });
+        let options = connect_options(&format!("postgres://u@127.0.0.1:{port}/db")).expect("URL");
+        let err = connect(&options).await.expect_err("not PostgreSQL");
+        server.await.expect("server");
+        assert!(matches!(err, Error::Unavailable(_)), "{err}");
+        let message = err.to_string();
+        assert!(
+            message.contains("the server did not answer as PostgreSQL does")
+                && message.contains(&format!("127.0.0.1:{port}"))
+                && !message.contains("sqlx"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -30,6 +30,37 @@ pub fn codec_id(id: &str) -> Result<()> {
     Ok(())
 }
 
+/// The largest payload accepted, in bytes as stored (after a codec). PostgreSQL takes at most
+/// 1 GiB in one protocol message, and refuses a larger one by closing the connection, which
+/// would read as an outage; a job queue's payload is rarely more than a reference to the data.
+pub const MAX_PAYLOAD_BYTES: usize = 256 << 20;
+
+/// The most payload bytes one statement carries (a batch, or single calls sent together): half
+/// of PostgreSQL's 1 GiB message limit, which the rest of the statement's parameters must fit in.
+pub const MAX_STATEMENT_PAYLOAD_BYTES: usize = 512 << 20;
+
+/// Checks one payload's size as stored.
+pub fn payload_size(bytes: usize) -> Result<()> {
+    if bytes > MAX_PAYLOAD_BYTES {
+        return Err(Error::InvalidPayload(format!(
+            "the payload is {bytes} bytes as stored; the limit is {MAX_PAYLOAD_BYTES} (256 MiB): \
+             store large data elsewhere and enqueue a reference to it"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks the payloads of one batch together, as stored.
+pub fn batch_payload_size(bytes: usize) -> Result<()> {
+    if bytes > MAX_STATEMENT_PAYLOAD_BYTES {
+        return Err(Error::InvalidPayload(format!(
+            "the batch's payloads are {bytes} bytes as stored; one enqueue takes at most \
+             {MAX_STATEMENT_PAYLOAD_BYTES} (512 MiB): split the batch into smaller calls"
+        )));
+    }
+    Ok(())
+}
+
 /// The longest scope, queue or tag accepted, in bytes of UTF-8.
 pub const MAX_NAME_BYTES: usize = 128;
 
@@ -123,6 +154,22 @@ mod tests {
 
     fn message(r: Result<()>) -> String {
         r.expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn payload_limits_count_bytes_as_stored() {
+        assert!(payload_size(MAX_PAYLOAD_BYTES).is_ok());
+        assert_eq!(
+            message(payload_size(MAX_PAYLOAD_BYTES + 1)),
+            "the payload is 268435457 bytes as stored; the limit is 268435456 (256 MiB): store \
+             large data elsewhere and enqueue a reference to it"
+        );
+        assert!(batch_payload_size(MAX_STATEMENT_PAYLOAD_BYTES).is_ok());
+        assert_eq!(
+            message(batch_payload_size(MAX_STATEMENT_PAYLOAD_BYTES + 1)),
+            "the batch's payloads are 536870913 bytes as stored; one enqueue takes at most \
+             536870912 (512 MiB): split the batch into smaller calls"
+        );
     }
 
     #[test]

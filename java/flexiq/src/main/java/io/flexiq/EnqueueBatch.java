@@ -24,6 +24,8 @@ final class EnqueueBatch {
     /** The client's listeners, and for them each entry's task, queue and explicit key; null when none listen. */
     private final Listeners listeners;
     private final List<String[]> entries;
+    /** The payload bytes added so far, as stored. */
+    private long payloadBytes;
 
     EnqueueBatch(int size, StoredPayloads stored, Duration explicitKeyRetention, Listeners listeners) {
         this.size = size;
@@ -44,6 +46,10 @@ final class EnqueueBatch {
                 ? c.jsonForNativeCanonicalForm(payload) : null;
         byte[] bytes = json != null ? json : serializer.serialize(payload);
         NativeBridge.Encoded encoded = stored.encode(task.name(), bytes);
+        int size = encoded != null ? encoded.bytes().length : bytes.length;
+        Limits.payloadSize(size);
+        payloadBytes += size;
+        Limits.batchPayloadSize(payloadBytes);
         String key = DedupKeys.explicitOrNull(options);
         boolean derive = key == null && DedupKeys.derives(task, options);
         Duration retention = DedupKeys.retentionOrNull(options, derive, explicitKeyRetention);

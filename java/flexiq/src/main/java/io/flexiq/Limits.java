@@ -15,7 +15,32 @@ final class Limits {
     /** The longest scope, queue, tag or checkpoint name accepted, in bytes of UTF-8. */
     static final int MAX_NAME_BYTES = 128;
 
+    /**
+     * The largest payload accepted, in bytes as stored (after a codec): PostgreSQL takes at most
+     * 1 GiB in one message and refuses a larger one by closing the connection.
+     */
+    static final int MAX_PAYLOAD_BYTES = 256 << 20;
+    /** The most payload bytes, as stored, that one enqueue call sends in its statement. */
+    static final long MAX_BATCH_PAYLOAD_BYTES = 512L << 20;
+
     private Limits() {}
+
+    /** Refuses a payload larger than {@link #MAX_PAYLOAD_BYTES} as stored. */
+    static void payloadSize(int bytes) {
+        if (bytes > MAX_PAYLOAD_BYTES) {
+            throw new PayloadSerializationException("the payload is " + bytes + " bytes as stored; the limit is "
+                    + MAX_PAYLOAD_BYTES + " (256 MiB): store large data elsewhere and enqueue a reference to it");
+        }
+    }
+
+    /** Refuses a batch whose payloads add up to more than {@link #MAX_BATCH_PAYLOAD_BYTES} as stored. */
+    static void batchPayloadSize(long bytes) {
+        if (bytes > MAX_BATCH_PAYLOAD_BYTES) {
+            throw new PayloadSerializationException("the batch's payloads are " + bytes
+                    + " bytes as stored; one enqueue takes at most " + MAX_BATCH_PAYLOAD_BYTES
+                    + " (512 MiB): split the batch into smaller calls");
+        }
+    }
 
     static String key(String key) {
         return key("key", key);

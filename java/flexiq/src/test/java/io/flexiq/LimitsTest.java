@@ -60,6 +60,42 @@ class LimitsTest {
         return e.getMessage();
     }
 
+    /** Stores as many bytes as the payload says: what is stored is what the limits count. */
+    static final class SizedCodec implements PayloadCodec {
+        @Override
+        public String id() {
+            return "sized";
+        }
+
+        @Override
+        public byte[] encode(String task, byte[] payload) {
+            return new byte[Integer.parseInt(new String(payload, java.nio.charset.StandardCharsets.UTF_8))];
+        }
+
+        @Override
+        public byte[] decode(String task, byte[] stored) {
+            return Integer.toString(stored.length).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void payloadsTooLargeForOneStatementAreRefusedBeforeAnythingIsSent() throws Exception {
+        Task<Integer> sized = Task.of("sized", Integer.class);
+        try (FlexiQ client = FlexiQ.builder(TestDatabase.url()).schema(schema).payloadCodec(new SizedCodec()).build()) {
+            client.enqueue(sized, 1 << 20);
+            PayloadSerializationException one = assertThrows(PayloadSerializationException.class,
+                    () -> client.enqueue(sized, Limits.MAX_PAYLOAD_BYTES + 1));
+            assertEquals("the payload is 268435457 bytes as stored; the limit is 268435456 (256 MiB): store large"
+                    + " data elsewhere and enqueue a reference to it", one.getMessage());
+            int third = (int) (Limits.MAX_BATCH_PAYLOAD_BYTES / 3);
+            PayloadSerializationException batch = assertThrows(PayloadSerializationException.class,
+                    () -> client.enqueueMany(sized, List.of(third, third, third, 8), EnqueueOptions.defaults()));
+            assertEquals("the batch's payloads are 536870918 bytes as stored; one enqueue takes at most 536870912"
+                    + " (512 MiB): split the batch into smaller calls", batch.getMessage());
+        }
+        assertEquals(1, jobCount());
+    }
+
     @Test
     void keysThatAreNotValidUtf16AreRefusedInsteadOfCollapsingIntoOne() throws Exception {
         // Each lone surrogate used to become U+FFFD on its way to native code: two keys, one job.
