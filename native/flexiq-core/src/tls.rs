@@ -85,6 +85,23 @@ const SSLKEY: (&str, &str) = ("sslkey", "PGSSLKEY");
 /// sqlx's own spellings of the same settings; refused, so that one name means one thing.
 const SQLX_SPELLINGS: &[&str] = &["ssl-mode", "ssl-root-cert", "ssl-ca", "ssl-cert", "ssl-key"];
 
+/// The URL parameters that take effect, by libpq's names. Any other is refused rather than
+/// ignored: a misspelt `sslmode` would otherwise leave TLS at its default without a word.
+const URL_PARAMETERS: &[&str] = &[
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "password",
+    "application_name",
+    "options",
+    "sslmode",
+    "sslrootcert",
+    "sslcert",
+    "sslkey",
+];
+
 impl Settings {
     /// Reads the settings from the URL's query string, falling back on `env` (the process
     /// environment, or a stand-in in tests). Empty values count as absent.
@@ -99,6 +116,20 @@ impl Settings {
             return Err(Error::InvalidArgument(format!(
                 "URL parameter {key} is not supported; use libpq's names: sslmode, sslrootcert, \
                  sslcert, sslkey"
+            )));
+        }
+        if let Some((key, _)) = query
+            .iter()
+            .find(|(key, _)| !URL_PARAMETERS.contains(&key.as_str()))
+        {
+            let instead = match key.as_str() {
+                "connect_timeout" => "; set connectTimeout on the client instead",
+                _ => "",
+            };
+            return Err(Error::InvalidArgument(format!(
+                "URL parameter {key} is not supported, and would be ignored{instead}; the URL \
+                 takes {}",
+                URL_PARAMETERS.join(", ")
             )));
         }
         let setting = |(name, variable): (&'static str, &'static str)| {
@@ -390,6 +421,29 @@ mod tests {
                 && message.contains(&format!("127.0.0.1:{port}"))
                 && !message.contains("sqlx"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn parameters_that_would_be_ignored_are_refused() {
+        for query in [
+            "?host=/tmp&port=5433&dbname=d&user=u&password=p&hostaddr=127.0.0.1",
+            "?application_name=a&options=-c%20statement_timeout%3D5s&sslmode=disable",
+        ] {
+            settings(query, &[]).expect("libpq's parameters that take effect");
+        }
+        let err = settings("?sslmdoe=require", &[]).expect_err("misspelt");
+        assert_eq!(
+            err.to_string(),
+            "URL parameter sslmdoe is not supported, and would be ignored; the URL takes host, \
+             hostaddr, port, dbname, user, password, application_name, options, sslmode, \
+             sslrootcert, sslcert, sslkey"
+        );
+        let err = settings("?connect_timeout=10", &[]).expect_err("a builder setting");
+        assert!(
+            err.to_string()
+                .contains("set connectTimeout on the client instead"),
+            "{err}"
         );
     }
 
