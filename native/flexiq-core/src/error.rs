@@ -72,7 +72,11 @@ impl fmt::Display for Conflict {
         if self.index > 0 || self.batch_index.is_some() {
             write!(f, " (batch entry {})", self.index)?;
         }
-        write!(f, "; nothing was written")
+        write!(
+            f,
+            "; nothing was written. Send the same request to replay it, or use another key (or \
+             scope) for another job"
+        )
     }
 }
 
@@ -117,5 +121,29 @@ impl From<sqlx::Error> for Error {
             }
             other => Error::Storage(other.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_conflict_says_what_where_and_what_to_do() {
+        let conflict = Conflict {
+            index: 2,
+            job_id: Some(7),
+            batch_index: None,
+            key_preview: "order-42".into(),
+            key_digest: "ab12".into(),
+            fields: vec!["payload".into(), "queue".into()],
+        };
+        assert_eq!(
+            conflict.to_string(),
+            "idempotency conflict: key order-42 (sha256 ab12) is bound to job 7, accepted with a \
+             different request; differing fields: payload, queue (batch entry 2); nothing was \
+             written. Send the same request to replay it, or use another key (or scope) for \
+             another job"
+        );
     }
 }

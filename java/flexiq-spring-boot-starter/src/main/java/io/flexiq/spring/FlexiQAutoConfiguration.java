@@ -85,15 +85,14 @@ public final class FlexiQAutoConfiguration {
             }
             url = database.postgresUrl();
         }
-        FlexiQ.Builder builder = FlexiQ.builder(url)
-                .schema(properties.getSchema())
-                .poolSize(properties.getPoolSize())
-                .connectTimeout(properties.getConnectTimeout())
-                .acquireTimeout(properties.getAcquireTimeout())
-                .migrate(properties.isMigrate())
+        FlexiQ.Builder builder = FlexiQ.builder(url).migrate(properties.isMigrate())
                 .maintenance(maintenance(properties.getMaintenance()));
+        PropertyCheck.apply("flexiq.schema", properties.getSchema(), builder::schema);
+        PropertyCheck.apply("flexiq.pool-size", properties.getPoolSize(), builder::poolSize);
+        PropertyCheck.apply("flexiq.connect-timeout", properties.getConnectTimeout(), builder::connectTimeout);
+        PropertyCheck.apply("flexiq.acquire-timeout", properties.getAcquireTimeout(), builder::acquireTimeout);
         if (properties.getKeyRetention() != null) {
-            builder.keyRetention(properties.getKeyRetention());
+            PropertyCheck.apply("flexiq.key-retention", properties.getKeyRetention(), builder::keyRetention);
         }
         PayloadSerializer chosen = serializer.getIfAvailable();
         if (chosen != null) {
@@ -107,14 +106,15 @@ public final class FlexiQAutoConfiguration {
     }
 
     private static Maintenance maintenance(FlexiQProperties.Maintenance m) {
-        return Maintenance.builder()
-                .enabled(m.isEnabled())
-                .interval(m.getInterval())
-                .completedRetention(m.getCompletedRetention())
-                .cancelledRetention(m.getCancelledRetention())
-                .deadRetention(m.getDeadRetention())
-                .batchSize(m.getBatchSize())
-                .build();
+        Maintenance.Builder builder = Maintenance.builder().enabled(m.isEnabled());
+        PropertyCheck.apply("flexiq.maintenance.interval", m.getInterval(), builder::interval);
+        PropertyCheck.apply("flexiq.maintenance.completed-retention", m.getCompletedRetention(),
+                builder::completedRetention);
+        PropertyCheck.apply("flexiq.maintenance.cancelled-retention", m.getCancelledRetention(),
+                builder::cancelledRetention);
+        PropertyCheck.apply("flexiq.maintenance.dead-retention", m.getDeadRetention(), builder::deadRetention);
+        PropertyCheck.apply("flexiq.maintenance.batch-size", m.getBatchSize(), builder::batchSize);
+        return builder.build();
     }
 
     /**

@@ -63,12 +63,14 @@ public final class FlexiQWorkerLifecycle implements SmartLifecycle {
             if (worker != null) {
                 return;
             }
-            Worker.Builder builder = client.worker()
-                    .queues(settings.getQueues().toArray(new String[0]))
-                    .concurrency(settings.getConcurrency())
-                    .lease(settings.getLease())
-                    .pollInterval(settings.getPollInterval())
-                    .shutdownTimeout(settings.getShutdownTimeout());
+            Worker.Builder builder = client.worker();
+            PropertyCheck.apply("flexiq.worker.queues", settings.getQueues(),
+                    queues -> builder.queues(queues.toArray(new String[0])));
+            PropertyCheck.apply("flexiq.worker.concurrency", settings.getConcurrency(), builder::concurrency);
+            PropertyCheck.apply("flexiq.worker.lease", settings.getLease(), builder::lease);
+            PropertyCheck.apply("flexiq.worker.poll-interval", settings.getPollInterval(), builder::pollInterval);
+            PropertyCheck.apply("flexiq.worker.shutdown-timeout", settings.getShutdownTimeout(),
+                    builder::shutdownTimeout);
             if (handlerThreads != null) {
                 builder.handlerThreads(handlerThreads);
             }

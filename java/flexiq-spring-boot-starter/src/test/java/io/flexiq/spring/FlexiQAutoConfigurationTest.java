@@ -447,6 +447,18 @@ class FlexiQAutoConfigurationTest {
     }
 
     @Test
+    void aValueTheBuilderRefusesFailsTheStartNamingTheProperty() {
+        runner.withPropertyValues("flexiq.pool-size=0").run(context -> {
+            String message = rootMessage(context.getStartupFailure());
+            assertTrue(message.startsWith("flexiq.pool-size=0 is refused: "), message);
+        });
+        runner.withPropertyValues("flexiq.maintenance.batch-size=-1").run(context -> {
+            String message = rootMessage(context.getStartupFailure());
+            assertTrue(message.startsWith("flexiq.maintenance.batch-size=-1 is refused: "), message);
+        });
+    }
+
+    @Test
     void withoutAnyDatabaseTheStartSaysWhatToSet() {
         bare.run(context -> {
             String message = rootMessage(context.getStartupFailure());
