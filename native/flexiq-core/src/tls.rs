@@ -82,8 +82,20 @@ const SSLROOTCERT: (&str, &str) = ("sslrootcert", "PGSSLROOTCERT");
 const SSLCERT: (&str, &str) = ("sslcert", "PGSSLCERT");
 const SSLKEY: (&str, &str) = ("sslkey", "PGSSLKEY");
 
-/// sqlx's own spellings of the same settings; refused, so that one name means one thing.
-const SQLX_SPELLINGS: &[&str] = &["ssl-mode", "ssl-root-cert", "ssl-ca", "ssl-cert", "ssl-key"];
+/// Parameters refused with a pointer to what to use instead: sqlx's own spellings of libpq's
+/// TLS settings (so that one name means one thing), and libpq's connect timeout, which is a
+/// client setting here.
+const INSTEAD: &[(&str, &str)] = &[
+    ("ssl-mode", "libpq names it sslmode"),
+    ("ssl-root-cert", "libpq names it sslrootcert"),
+    ("ssl-ca", "libpq names it sslrootcert"),
+    ("ssl-cert", "libpq names it sslcert"),
+    ("ssl-key", "libpq names it sslkey"),
+    (
+        "connect_timeout",
+        "set connectTimeout on the client instead",
+    ),
+];
 
 /// The URL parameters that take effect, by libpq's names. Any other is refused rather than
 /// ignored: a misspelt `sslmode` would otherwise leave TLS at its default without a word.
@@ -111,24 +123,14 @@ impl Settings {
         let query: Vec<(String, String)> = url.query_pairs().into_owned().collect();
         if let Some((key, _)) = query
             .iter()
-            .find(|(key, _)| SQLX_SPELLINGS.contains(&key.as_str()))
-        {
-            return Err(Error::InvalidArgument(format!(
-                "URL parameter {key} is not supported; use libpq's names: sslmode, sslrootcert, \
-                 sslcert, sslkey"
-            )));
-        }
-        if let Some((key, _)) = query
-            .iter()
             .find(|(key, _)| !URL_PARAMETERS.contains(&key.as_str()))
         {
-            let instead = match key.as_str() {
-                "connect_timeout" => "; set connectTimeout on the client instead",
-                _ => "",
-            };
+            let instead = INSTEAD
+                .iter()
+                .find(|(name, _)| name == key)
+                .map_or(String::new(), |(_, hint)| format!(" ({hint})"));
             return Err(Error::InvalidArgument(format!(
-                "URL parameter {key} is not supported, and would be ignored{instead}; the URL \
-                 takes {}",
+                "URL parameter {key} is not supported{instead}; the URL takes {}",
                 URL_PARAMETERS.join(", ")
             )));
         }
@@ -435,9 +437,8 @@ mod tests {
         let err = settings("?sslmdoe=require", &[]).expect_err("misspelt");
         assert_eq!(
             err.to_string(),
-            "URL parameter sslmdoe is not supported, and would be ignored; the URL takes host, \
-             hostaddr, port, dbname, user, password, application_name, options, sslmode, \
-             sslrootcert, sslcert, sslkey"
+            "URL parameter sslmdoe is not supported; the URL takes host, hostaddr, port, dbname, \
+             user, password, application_name, options, sslmode, sslrootcert, sslcert, sslkey"
         );
         let err = settings("?connect_timeout=10", &[]).expect_err("a builder setting");
         assert!(
@@ -452,6 +453,10 @@ mod tests {
         let err = settings("?ssl-mode=require", &[]).expect_err("not libpq's name");
         assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
         assert!(err.to_string().contains("ssl-mode"), "{err}");
+        assert!(
+            err.to_string().contains("(libpq names it sslmode)"),
+            "{err}"
+        );
     }
 
     fn applied(query: &str) -> Result<PgConnectOptions> {

@@ -46,9 +46,9 @@ final class EnqueueBatch {
                 ? c.jsonForNativeCanonicalForm(payload) : null;
         byte[] bytes = json != null ? json : serializer.serialize(payload);
         NativeBridge.Encoded encoded = stored.encode(task.name(), bytes);
-        int size = encoded != null ? encoded.bytes().length : bytes.length;
-        Limits.payloadSize(size);
-        payloadBytes += size;
+        int storedBytes = encoded != null ? encoded.bytes().length : bytes.length;
+        Limits.payloadSize(storedBytes);
+        payloadBytes += storedBytes;
         Limits.batchPayloadSize(payloadBytes);
         String key = DedupKeys.explicitOrNull(options);
         boolean derive = key == null && DedupKeys.derives(task, options);

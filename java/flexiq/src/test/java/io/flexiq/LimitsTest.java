@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -69,12 +70,12 @@ class LimitsTest {
 
         @Override
         public byte[] encode(String task, byte[] payload) {
-            return new byte[Integer.parseInt(new String(payload, java.nio.charset.StandardCharsets.UTF_8))];
+            return new byte[Integer.parseInt(new String(payload, StandardCharsets.UTF_8))];
         }
 
         @Override
         public byte[] decode(String task, byte[] stored) {
-            return Integer.toString(stored.length).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            return Integer.toString(stored.length).getBytes(StandardCharsets.UTF_8);
         }
     }
 
