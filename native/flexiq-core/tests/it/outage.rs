@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use common::JobsLock;
 use flexiq_core::{Client, ClientConfig, Error, JobRequest, Outcome};
 use flexiq_local_pg::{LocalPostgres, Options};
-use tokio::task::JoinSet;
 
 fn batch(prefix: &str) -> Vec<JobRequest> {
     (0..50)
@@ -99,19 +98,12 @@ async fn a_pool_full_of_connections_from_before_a_restart_fails_no_call() {
 
     // Fill the pool: as many enqueues as it has connections, all held at once by a lock.
     let mut lock = JobsLock::take(&server.url(), "restart").await;
-    let mut calls = JoinSet::new();
-    for i in 0..config.pool_size {
-        let client = client.clone();
-        calls.spawn(async move {
-            client
-                .enqueue(&JobRequest::new("t", format!("[{i}]").into_bytes()))
-                .await
-        });
-    }
-    lock.waiters(config.pool_size as usize).await;
+    let requests =
+        (0..config.pool_size).map(|i| JobRequest::new("t", format!("[{i}]").into_bytes()));
+    let mut calls = lock.hold(&client, requests).await;
     lock.release().await;
-    while let Some(call) = calls.join_next().await {
-        call.expect("task").expect("before the restart");
+    while let Some(answer) = calls.next().await {
+        answer.expect("before the restart");
     }
 
     server.shut_down().expect("shut down");
@@ -120,18 +112,17 @@ async fn a_pool_full_of_connections_from_before_a_restart_fails_no_call() {
     // Every pooled connection is dead now. Keyed and unkeyed enqueues alike succeed: keyed
     // ones run again on a new connection, unkeyed ones only go out on a checked one.
     for i in 0..20 {
-        let client = client.clone();
         let request = JobRequest::new("t", format!("[{i}]").into_bytes());
         let request = if i % 2 == 0 {
             request.with_key(format!("after-{i}"))
         } else {
             request
         };
-        calls.spawn(async move { client.enqueue(&request).await });
+        calls.start(&client, request);
     }
     let mut failures = Vec::new();
-    while let Some(call) = calls.join_next().await {
-        match call.expect("task") {
+    while let Some(answer) = calls.next().await {
+        match answer {
             Ok(enqueued) => assert_eq!(enqueued.outcome, Outcome::Accepted),
             Err(e) => failures.push(e.to_string()),
         }

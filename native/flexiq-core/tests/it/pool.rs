@@ -7,9 +7,8 @@ use crate::common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::JobsLock;
-use flexiq_core::{Client, Enqueued, Error, JobRequest, Outcome};
-use tokio::task::JoinSet;
+use common::{Calls, JobsLock};
+use flexiq_core::{Error, JobRequest, Outcome};
 
 fn keyed(key: &str) -> JobRequest {
     JobRequest::new("t", b"{}".to_vec()).with_key(key)
@@ -17,16 +16,6 @@ fn keyed(key: &str) -> JobRequest {
 
 fn unkeyed() -> JobRequest {
     JobRequest::new("t", b"{}".to_vec())
-}
-
-/// Starts `n` keyed enqueues at once.
-fn enqueue_keyed(client: &Arc<Client>, n: usize) -> JoinSet<Result<Enqueued, Error>> {
-    let mut calls = JoinSet::new();
-    for i in 0..n {
-        let client = client.clone();
-        calls.spawn(async move { client.enqueue(&keyed(&format!("k{i}"))).await });
-    }
-    calls
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -39,12 +28,13 @@ async fn calls_wait_for_a_busy_pool_then_fail_naming_it_after_the_acquire_timeou
         .await,
     );
     let mut lock = JobsLock::take(&common::server().url(), client.schema()).await;
+    let mut holding = lock.hold(&client, [keyed("held0"), keyed("held1")]).await;
     let started = Instant::now();
-    let mut calls = enqueue_keyed(&client, 4);
-    // Two calls hold both connections, waiting for the lock; the other two wait for them.
-    lock.waiters(2).await;
+    let mut late = Calls::default();
+    late.start(&client, keyed("late0"));
+    late.start(&client, keyed("late1"));
     for _ in 0..2 {
-        match calls.join_next().await.expect("a call").expect("task") {
+        match late.next().await.expect("a call") {
             Err(Error::PoolExhausted(message)) => assert_eq!(
                 message,
                 format!(
@@ -61,10 +51,8 @@ async fn calls_wait_for_a_busy_pool_then_fail_naming_it_after_the_acquire_timeou
         "they waited"
     );
     lock.release().await;
-    while let Some(call) = calls.join_next().await {
-        let enqueued = call
-            .expect("task")
-            .expect("the calls holding connections go on");
+    while let Some(answer) = holding.next().await {
+        let enqueued = answer.expect("the calls holding connections go on");
         assert_eq!(enqueued.outcome, Outcome::Accepted);
     }
     assert_eq!(common::job_count(&client).await, 2);
@@ -82,16 +70,18 @@ async fn calls_waiting_for_a_busy_pool_go_ahead_once_a_connection_comes_free() {
         .await,
     );
     let mut lock = JobsLock::take(&common::server().url(), client.schema()).await;
-    let mut calls = enqueue_keyed(&client, 4);
-    lock.waiters(2).await;
+    let mut calls = lock.hold(&client, [keyed("held0"), keyed("held1")]).await;
+    calls.start(&client, keyed("late0"));
+    calls.start(&client, keyed("late1"));
     tokio::time::sleep(Duration::from_secs(2)).await;
     lock.release().await;
-    while let Some(call) = calls.join_next().await {
-        let enqueued = call
-            .expect("task")
-            .expect("every call gets a connection in time");
+    let mut accepted = 0;
+    while let Some(answer) = calls.next().await {
+        let enqueued = answer.expect("every call gets a connection in time");
         assert_eq!(enqueued.outcome, Outcome::Accepted);
+        accepted += 1;
     }
+    assert_eq!(accepted, 4);
     assert_eq!(common::job_count(&client).await, 4);
 }
 

@@ -2,13 +2,20 @@
 #![allow(dead_code)]
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
-use flexiq_core::{Client, ClientConfig};
+use flexiq_core::{Client, ClientConfig, Enqueued, Error, JobRequest};
 use flexiq_local_pg::{LocalPostgres, Options};
+use tokio::task::JoinSet;
 
 static SERVER: OnceLock<LocalPostgres> = OnceLock::new();
 static NEXT_SCHEMA: AtomicU32 = AtomicU32::new(0);
+
+/// How long the binary may run. A test that hangs (a call waiting on a lock its test holds,
+/// say) then fails the run, after libtest has named it as running for long, rather than
+/// holding CI until CI gives up. Many times what every test together takes on a slow machine.
+const RUN_LIMIT: Duration = Duration::from_secs(20 * 60);
 
 /// The binary's server: statements and their parameters are logged (the raw-key test reads the
 /// log) and pg_stat_statements counts round trips.
@@ -27,7 +34,14 @@ pub fn server() -> &'static LocalPostgres {
                 .collect(),
             ..Options::default()
         };
-        LocalPostgres::start(&options).expect("start a throwaway PostgreSQL")
+        let server = LocalPostgres::start(&options).expect("start a throwaway PostgreSQL");
+        std::thread::spawn(|| {
+            std::thread::sleep(RUN_LIMIT);
+            // The server's watchdog stops it once this process has gone.
+            eprintln!("the integration tests ran for more than {RUN_LIMIT:?}: a test hangs");
+            std::process::exit(101);
+        });
+        server
     })
 }
 
@@ -134,6 +148,22 @@ impl JobsLock {
         }
     }
 
+    /// Starts one enqueue per request, each once the ones before wait for the lock, so that
+    /// each holds a connection of its own: started together, concurrent single enqueues may
+    /// share one statement.
+    pub async fn hold(
+        &mut self,
+        client: &Arc<Client>,
+        requests: impl IntoIterator<Item = JobRequest>,
+    ) -> Calls {
+        let mut calls = Calls::default();
+        for (i, request) in requests.into_iter().enumerate() {
+            calls.start(client, request);
+            self.waiters(i + 1).await;
+        }
+        calls
+    }
+
     /// Waits until `n` statements on the schema wait for a lock; returns their server
     /// processes.
     pub async fn waiters(&mut self, n: usize) -> Vec<i32> {
@@ -198,5 +228,28 @@ impl JobsLock {
             .execute(&mut self.connection)
             .await
             .expect("release");
+    }
+}
+
+/// Enqueues running on their own tasks, answered in the order they finish.
+#[derive(Default)]
+pub struct Calls(JoinSet<Result<Enqueued, Error>>);
+
+impl Calls {
+    /// How long a test waits for an answer before it fails rather than hangs.
+    const WITHIN: Duration = Duration::from_secs(60);
+
+    pub fn start(&mut self, client: &Arc<Client>, request: JobRequest) {
+        let client = client.clone();
+        self.0.spawn(async move { client.enqueue(&request).await });
+    }
+
+    /// The next answer; `None` once every call has answered. Fails the test when no answer
+    /// comes within a minute.
+    pub async fn next(&mut self) -> Option<Result<Enqueued, Error>> {
+        tokio::time::timeout(Self::WITHIN, self.0.join_next())
+            .await
+            .expect("a call answers within a minute")
+            .map(|call| call.expect("task"))
     }
 }
