@@ -1,21 +1,22 @@
 -- One keyed call answered by reading alone: the job of a live holder of the key that was
 -- accepted with an equivalent request (the comparison of enqueue_one), or no row. Parameters as
--- for enqueue_keyed.sql, one element each; the codec, preview and rank play no part. A client
--- sends it first while its calls keep replaying (see the core's grouping module). No row sends
--- the call on as usual, where the unique index decides; a top-level read rather than the
--- function's, since PostgreSQL runs it on its cached plan without entering PL/pgSQL.
+-- for enqueue_keyed.sql, but each one value rather than an array (tags and flow as text); the
+-- codec, preview and rank play no part. A client sends it first while its calls keep replaying
+-- (see the core's grouping module). No row sends the call on as usual, where the unique index
+-- decides; a top-level read rather than the function's, since PostgreSQL runs it on its cached
+-- plan without entering PL/pgSQL.
 SELECT j.id
   FROM {schema}.jobs j
- WHERE j.key_held AND j.key_scope = ($18::text[])[1] AND j.key_digest = ($19::bytea[])[1]
+ WHERE j.key_held AND j.key_scope = $18::text AND j.key_digest = $19::bytea
    AND (j.held_until IS NULL OR j.held_until > now())
    AND (j.queue, j.task, {schema}.payload_fingerprint(j.payload, j.payload_digest), j.priority,
         j.requested_run_at, j.requested_delay_ms, j.max_attempts, j.retry_initial_ms,
         j.retry_max_ms, j.retry_multiplier, j.retry_jitter, j.timeout_ms, j.tags,
         j.key_retention_ms, j.flow)
        IS NOT DISTINCT FROM
-       (($2::text[])[1], ($3::text[])[1],
-        {schema}.payload_fingerprint(($1::bytea[])[1], ($17::bytea[])[1]), ($4::integer[])[1],
-        {schema}.micros_to_timestamptz(($5::bigint[])[1]), ($6::bigint[])[1],
-        ($7::integer[])[1], ($8::bigint[])[1], ($9::bigint[])[1],
-        ($10::double precision[])[1], ($11::double precision[])[1], ($12::bigint[])[1],
-        ($13::jsonb[])[1], ($14::bigint[])[1], ($15::jsonb[])[1])
+       ($2::text, $3::text,
+        {schema}.payload_fingerprint($1::bytea, $17::bytea), $4::integer,
+        {schema}.micros_to_timestamptz($5::bigint), $6::bigint,
+        $7::integer, $8::bigint, $9::bigint,
+        $10::double precision, $11::double precision, $12::bigint,
+        $13::jsonb, $14::bigint, $15::jsonb)

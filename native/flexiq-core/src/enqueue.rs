@@ -22,7 +22,7 @@ use crate::error::{Conflict, Error, Result};
 use crate::keys;
 use crate::pool::Repeat;
 use crate::request::{differing_fields, JobRequest};
-use crate::statement::{self, Param};
+use crate::statement::{self, Binding, Param};
 use crate::validate;
 
 /// What PostgreSQL did with one enqueue.
@@ -201,7 +201,9 @@ impl Client {
             let rows = self
                 .pool
                 .run(repeat, async |c| {
-                    statement::bind(sqlx::query(sql), params).fetch_all(c).await
+                    statement::bind(sqlx::query(sql), params, Binding::Arrays)
+                        .fetch_all(c)
+                        .await
                 })
                 .await?;
             match rows {

@@ -41,7 +41,7 @@ use crate::enqueue::{now_micros, Enqueued, Outcome};
 use crate::error::{Error, Result};
 use crate::pool::Repeat;
 use crate::request::JobRequest;
-use crate::statement;
+use crate::statement::{self, Binding};
 
 /// How many batches may be on their way at once. Two: while one commits, the next fills.
 const LANES: u32 = 2;
@@ -224,9 +224,13 @@ impl Client {
         let row = self
             .pool
             .run(Repeat::Safe, async |c| {
-                statement::bind(sqlx::query(&self.sql.replay_one), &params)
-                    .fetch_optional(c)
-                    .await
+                statement::bind(
+                    sqlx::query(&self.sql.replay_one),
+                    &params,
+                    Binding::FirstValues,
+                )
+                .fetch_optional(c)
+                .await
             })
             .await??;
         Ok(row.map(|row| row.try_get(0)).transpose()?)

@@ -298,7 +298,7 @@ async fn replays_in_a_row_are_answered_by_reads_until_a_call_creates_a_job() {
 
 /// Replays answered by a read alone so far.
 async fn replay_reads(client: &flexiq_core::Client) -> i64 {
-    common::statements_like(client, "%FROM {schema}.jobs j%j.key_scope = ($18::text[])%").await
+    common::statements_like(client, "%FROM {schema}.jobs j%j.key_scope = $18::text AND%").await
 }
 
 /// Enqueue statements so far, single or shared.

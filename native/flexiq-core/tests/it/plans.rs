@@ -49,6 +49,13 @@ const ENQUEUE_ARGS: &str = "(ARRAY['\\x7b7d', '\\x7b7d']::bytea[], ARRAY['defaul
     ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::bytea[], \
     ARRAY['default', 'default'], ARRAY['\\x01', '\\x02']::bytea[], ARRAY['a', 'b'], ARRAY[1, 2])";
 
+/// The same parameters, one value each, as `replay_one` takes them.
+const ONE_TYPES: &str = "(bytea, text, text, integer, bigint, bigint, integer, bigint, bigint, \
+    double precision, double precision, bigint, text, bigint, text, text, bytea, text, bytea, \
+    text, integer)";
+const ONE_ARGS: &str = "('\\x7b7d', 'default', 't', 0, NULL, NULL, 25, 1000, 3600000, 2, 0.1, \
+    NULL, '[]', NULL, NULL, NULL, NULL, 'default', '\\x01', 'a', 1)";
+
 const STATEMENTS: &[Statement] = &[
     statement!(
         "claim",
@@ -98,8 +105,8 @@ const STATEMENTS: &[Statement] = &[
     Statement {
         name: "replay_one",
         sql: include_str!("../../sql/replay_one.sql"),
-        types: ENQUEUE_TYPES,
-        args: ENQUEUE_ARGS,
+        types: ONE_TYPES,
+        args: ONE_ARGS,
         by_id: false,
     },
 ];
