@@ -1,9 +1,15 @@
 -- Wake-ups: statements that make jobs due now announce their queues on the schema's channel,
 -- once per queue; PostgreSQL delivers the announcement when the statement's transaction commits.
 -- Returns how many queues were announced.
+--
+-- PL/pgSQL, whose plan a session keeps: PostgreSQL cannot inline a SQL function that reads from
+-- unnest, so as one it parsed and planned its body on every call (announce.sql runs after most
+-- enqueues: 22,000-25,000 calls/s from 4 pgbench clients as SQL, 29,500-39,400 as PL/pgSQL).
 CREATE OR REPLACE FUNCTION {schema}.announce(p_queues text[]) RETURNS integer
-LANGUAGE sql AS $$
-    SELECT count(pg_notify('{channel}', q))::integer FROM unnest(p_queues) AS q
+LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN (SELECT count(pg_notify('{channel}', q))::integer FROM unnest(p_queues) AS q);
+END
 $$;
 
 -- Earlier versions announced every insert from a trigger, inside the inserting transaction:

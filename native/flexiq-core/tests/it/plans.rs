@@ -400,3 +400,18 @@ async fn a_single_keyed_enqueue_reads_only_its_own_key_analyzed_before_any_key()
         "a replay and a fresh key read {read} rows and index entries; {held} keys are held"
     );
 }
+
+/// The announcement that follows most enqueues is PL/pgSQL, whose plan a session keeps: as a
+/// SQL function reading from unnest, which PostgreSQL cannot inline, it was parsed and planned
+/// on every call.
+#[tokio::test]
+async fn the_announcement_keeps_its_plan_between_calls() {
+    let client = common::client().await;
+    let language = common::scalar(
+        &client,
+        "SELECT count(*) FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+          WHERE p.oid = '{schema}.announce(text[])'::regprocedure AND l.lanname = 'plpgsql'",
+    )
+    .await;
+    assert_eq!(language, 1, "announce is PL/pgSQL");
+}
