@@ -1,7 +1,7 @@
 //! Wake-up announcements for the jobs that enqueues on the client's own connections make.
 //!
-//! They are sent after the enqueue has committed, in a transaction of their own that writes
-//! nothing to disk: a `NOTIFY` inside the enqueueing transaction would make PostgreSQL hold its
+//! They are sent after the enqueue has committed, in a transaction of their own whose commit
+//! does not wait for its disk flush (`announce.sql`): a `NOTIFY` inside the enqueueing transaction would make PostgreSQL hold its
 //! notification lock while the commit waits for its flush, and concurrent enqueues would commit
 //! one at a time. One background task sends them, so the enqueue returns at its commit; queues
 //! that callers hand over while it sends go out together in its next announcement. A lost

@@ -365,7 +365,7 @@ async fn each_bulk_call_is_one_statement() {
             let (calls, announcements): (i64, i64) = sqlx::query_as(
                 "SELECT coalesce(sum(calls) FILTER (WHERE NOT announcement), 0)::bigint,
                         coalesce(sum(calls) FILTER (WHERE announcement), 0)::bigint
-                   FROM (SELECT calls, query LIKE '%.announce($1::text[])' AS announcement
+                   FROM (SELECT calls, query LIKE '%.announce($1::text[])%' AS announcement
                            FROM pg_stat_statements
                           WHERE dbid = (SELECT oid FROM pg_database
                                          WHERE datname = current_database())
@@ -384,6 +384,29 @@ async fn each_bulk_call_is_one_statement() {
         assert_eq!(calls, 1, "keyed batch: {keyed_batch}");
         assert_eq!(announcements, 1, "keyed batch: {keyed_batch}");
     }
+}
+
+/// A notification takes a transaction id, so the announcement's commit writes a record; it
+/// does not wait for that record's flush (announce.sql says why), and leaves the session as it
+/// was, so that the enqueues that follow on the connection still commit durably.
+#[tokio::test]
+async fn an_announcement_commits_without_waiting_for_its_flush_and_leaves_the_session_as_it_was() {
+    use sqlx::Connection;
+
+    let client = common::client().await;
+    let mut c = common::durable_session().await;
+    let sql = include_str!("../../sql/announce.sql").replace("{schema}", client.schema());
+    let mut tx = c.begin().await.expect("begin");
+    let announced: i32 = sqlx::query_scalar(&sql)
+        .bind(vec!["default"])
+        .fetch_one(&mut *tx)
+        .await
+        .expect("announce");
+    assert_eq!(announced, 1);
+    let during = common::synchronous_commit(&mut tx).await;
+    tx.commit().await.expect("commit");
+    let after = common::synchronous_commit(&mut c).await;
+    assert_eq!((during.as_str(), after.as_str()), ("off", "on"));
 }
 
 #[tokio::test]

@@ -319,20 +319,12 @@ async fn a_failure_with_a_nul_character_is_recorded() {
 /// synchronous_commit off for its own transaction, and for nothing after it.
 #[tokio::test]
 async fn a_claim_commits_without_waiting_for_its_flush_and_leaves_the_session_as_it_was() {
-    use sqlx::{Connection, PgConnection};
+    use sqlx::Connection;
 
     let client = common::client().await;
     client.enqueue(&job("a", 1)).await.expect("enqueue");
-    let mut c = PgConnection::connect(&common::server().url())
-        .await
-        .expect("connect");
+    let mut c = common::durable_session().await;
     let sql = include_str!("../../sql/claim.sql").replace("{schema}", client.schema());
-    let setting = "SELECT current_setting('synchronous_commit')";
-    // Test servers may run without durable commits; this session asks for them.
-    sqlx::query("SET synchronous_commit = on")
-        .execute(&mut c)
-        .await
-        .expect("durable commits");
     let mut tx = c.begin().await.expect("begin");
     let claimed = sqlx::query(&sql)
         .bind(vec!["default"])
@@ -344,14 +336,8 @@ async fn a_claim_commits_without_waiting_for_its_flush_and_leaves_the_session_as
         .await
         .expect("claim");
     assert_eq!(claimed.len(), 1);
-    let during: String = sqlx::query_scalar(setting)
-        .fetch_one(&mut *tx)
-        .await
-        .expect("setting");
+    let during = common::synchronous_commit(&mut tx).await;
     tx.commit().await.expect("commit");
-    let after: String = sqlx::query_scalar(setting)
-        .fetch_one(&mut c)
-        .await
-        .expect("setting");
+    let after = common::synchronous_commit(&mut c).await;
     assert_eq!((during.as_str(), after.as_str()), ("off", "on"));
 }

@@ -90,6 +90,28 @@ pub async fn text(client: &Client, sql: &str) -> String {
     value
 }
 
+/// A connection of its own to the binary's server, asking for durable commits: test servers
+/// may run without them.
+pub async fn durable_session() -> sqlx::PgConnection {
+    use sqlx::Connection;
+    let mut c = sqlx::PgConnection::connect(&server().url())
+        .await
+        .expect("connect");
+    sqlx::query("SET synchronous_commit = on")
+        .execute(&mut c)
+        .await
+        .expect("durable commits");
+    c
+}
+
+/// The `synchronous_commit` in effect on `c`, in its transaction when one is open.
+pub async fn synchronous_commit(c: &mut sqlx::PgConnection) -> String {
+    sqlx::query_scalar("SELECT current_setting('synchronous_commit')")
+        .fetch_one(c)
+        .await
+        .expect("setting")
+}
+
 /// Statements that inserted into the client's jobs table so far.
 pub async fn insert_statements(client: &Client) -> i64 {
     statements_like(client, "%INSERT INTO {schema}.jobs%").await
