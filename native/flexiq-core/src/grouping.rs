@@ -2,10 +2,16 @@
 //!
 //! Each statement sent from a pool connection commits alone, and on a small machine the work
 //! around a statement (a round trip, a transaction, a commit) costs more than the job it
-//! carries. So single enqueues that arrive while others are on their way wait for a free lane,
-//! and the call that takes the lane sends every job waiting with its own, as one batch: one
-//! statement and one commit for all of them. A call that finds a lane free goes at once, so a
+//! carries. So single enqueues that arrive while another is on its way wait for the lane, and
+//! the call that takes the lane sends every job waiting with its own, as one batch: one
+//! statement and one commit for all of them. A call that finds the lane free goes at once, so a
 //! lone caller waits for nobody.
+//!
+//! Callers that a batch has just answered come back together, and the first of them would find
+//! the lane free and go alone, leaving the others to the next batch: batches of one and of the
+//! rest, in turn. So a call that finds the lane free right after a batch of several was
+//! answered waits, for at most [`LINGER`], until as many calls as that batch carried are there.
+//! A caller whose calls overlap no one else's never waits.
 //!
 //! Every call still returns only once its own job has committed, with the answer it would
 //! have had alone:
@@ -15,9 +21,9 @@
 //!   only when every job in it has a key, since a repeat then replays; unkeyed calls get the
 //!   error, as a lone unkeyed call would.
 //!
-//! A batch can wait on a lock (a key that an open transaction elsewhere holds). Waiting calls
-//! therefore give up on the lanes after [`PATIENCE`] and go out alone, so a stuck batch holds
-//! up only the calls inside it.
+//! A batch can wait on a lock (a key that an open transaction elsewhere holds). A call that has
+//! waited [`SPARE_LANE_AFTER`] therefore takes a second lane, and calls give up on the lanes
+//! after [`PATIENCE`] and go out alone, so a stuck batch holds up only the calls inside it.
 //!
 //! Sharing pays for calls that write: their commits wait on the disk, and one flush then serves
 //! the whole batch. A replay writes nothing and waits on no disk, and a batch of replays costs
@@ -30,10 +36,10 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use sqlx::Row;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, Notify};
 
 use crate::batch::KeyedBatch;
 use crate::client::Client;
@@ -43,8 +49,22 @@ use crate::pool::Repeat;
 use crate::request::JobRequest;
 use crate::statement::{self, Binding};
 
-/// How many batches may be on their way at once. Two: while one commits, the next fills.
+/// How many batches may be on their way at once: one, and a second beside a batch that takes
+/// far longer than a batch should (see [`SPARE_LANE_AFTER`]). Tried with two lanes always open,
+/// four callers sent batches of about two, half of their statements carrying one call; with
+/// one, the batches carry every caller.
 const LANES: u32 = 2;
+/// How long a call waits for the lane before it opens the second one: many times what a batch
+/// takes on a healthy server, so that the second lane serves a batch stuck on a lock or a slow
+/// disk.
+const SPARE_LANE_AFTER: Duration = Duration::from_millis(5);
+/// A batch of this many calls lets the next one go out on the second lane beside it, rather
+/// than wait: with many callers, two batches in flight each carry half of them, and one commits
+/// while the other runs.
+const SPLIT: usize = 8;
+/// The longest a call that finds the lane free waits for the callers of the batch just
+/// answered, who are on their way back: a few times what they take to come back.
+const LINGER: Duration = Duration::from_millis(1);
 /// The most jobs one batch carries; the rest wait for the next.
 const BATCH_LIMIT: usize = 1000;
 /// The most payload bytes that waiting calls add to a batch. Sharing a commit saves little on
@@ -62,15 +82,22 @@ pub(crate) struct Grouping {
     state: Mutex<State>,
     /// Calls in a row whose answer was a replay.
     replays: AtomicU32,
+    /// Signalled when a call starts waiting, for a call that lingers.
+    arrived: Notify,
 }
 
 #[derive(Default)]
 struct State {
-    /// Lanes in use.
-    running: u32,
+    /// For each lane in use, when its current batch began.
+    busy: Vec<Instant>,
     next_ticket: u64,
     /// Calls waiting for a lane, the longest waiting first.
     waiting: VecDeque<Waiter>,
+    /// How many calls the last batch carried, and when they were answered.
+    last_batch: Option<(usize, Instant)>,
+    /// Whether a call that holds a lane is waiting for others to send with (see `linger`):
+    /// calls that arrive meanwhile join it rather than take another lane.
+    gathering: bool,
 }
 
 struct Waiter {
@@ -82,8 +109,9 @@ struct Waiter {
 enum Turn {
     /// The batch that carried the call's job has its answer.
     Answered(Result<Enqueued>),
-    /// A lane passed to this call: it sends its job, and whatever waits with it.
-    Lead,
+    /// A lane passed to this call at the instant given: it sends its job, and whatever waits
+    /// with it.
+    Lead(Instant),
 }
 
 impl Grouping {
@@ -93,7 +121,40 @@ impl Grouping {
             lanes: LANES.min(pool_size.saturating_sub(1)).max(1),
             state: Mutex::default(),
             replays: AtomicU32::new(0),
+            arrived: Notify::new(),
         }
+    }
+
+    /// How many calls to wait for before sending: those of the batch answered within the last
+    /// [`LINGER`] (at most [`SPLIT`]), when it carried several; otherwise none.
+    fn expected(&self) -> usize {
+        match self.state().last_batch {
+            Some((calls, answered)) if calls > 1 && answered.elapsed() < LINGER => calls.min(SPLIT),
+            _ => 1,
+        }
+    }
+
+    /// Waits, for at most [`LINGER`], until `expected` calls wait counting the caller's own.
+    async fn linger(&self, expected: usize) {
+        let _gathering = Gathering::start(self);
+        let deadline = tokio::time::Instant::now() + LINGER;
+        loop {
+            let arrived = self.arrived.notified();
+            tokio::pin!(arrived);
+            // Registered before the count is read, so an arrival in between is not missed.
+            arrived.as_mut().enable();
+            if self.state().waiting.len() + 1 >= expected {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, arrived).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Notes the size of the batch whose calls have just been answered.
+    fn answered(&self, calls: usize) {
+        self.state().last_batch = Some((calls, Instant::now()));
     }
 
     /// Whether calls have been replaying long enough for a keyed call to be looked up first.
@@ -135,29 +196,92 @@ impl Grouping {
         state.waiting.drain(..n).collect()
     }
 
-    /// Passes a lane on to the longest waiting call, or frees it when none waits.
-    fn release(&self) {
-        loop {
-            let mut state = self.state();
-            let Some(next) = state.waiting.pop_front() else {
-                state.running -= 1;
-                return;
-            };
+    /// A lane for a call that has just arrived: when none is in use; or when another is free,
+    /// no call is gathering a batch, and either the calls are many (the last batch carried
+    /// [`SPLIT`]) or every lane in use has been on one batch for [`SPARE_LANE_AFTER`].
+    fn free_lane(&self, state: &mut State) -> Option<Instant> {
+        let many = state.last_batch.is_some_and(|(calls, _)| calls >= SPLIT);
+        let free = state.busy.is_empty()
+            || (state.busy.len() < self.lanes as usize
+                && !state.gathering
+                && (many || state.busy.iter().all(|b| b.elapsed() >= SPARE_LANE_AFTER)));
+        free.then(|| Self::occupy(state))
+    }
+
+    fn occupy(state: &mut State) -> Instant {
+        let now = Instant::now();
+        state.busy.push(now);
+        now
+    }
+
+    /// The second lane for the waiting call `ticket`, when it is free.
+    fn spare_lane(&self, ticket: u64) -> Spare {
+        let mut state = self.state();
+        let Some(at) = state.waiting.iter().position(|w| w.ticket == ticket) else {
+            return Spare::OnItsWay;
+        };
+        if state.busy.len() >= self.lanes as usize {
+            return Spare::Busy;
+        }
+        state.waiting.remove(at);
+        Spare::Taken(Self::occupy(&mut state))
+    }
+
+    /// Passes the lane taken at `since` on to the longest waiting call, or frees it when none
+    /// waits.
+    fn release(&self, since: Instant) {
+        let mut state = self.state();
+        if let Some(at) = state.busy.iter().position(|&b| b == since) {
+            state.busy.swap_remove(at);
+        }
+        while let Some(next) = state.waiting.pop_front() {
+            let passed = Self::occupy(&mut state);
             drop(state);
             // A call that stopped waiting cannot take the lane; the next one can.
-            if next.reply.send(Turn::Lead).is_ok() {
+            let Err(_) = next.reply.send(Turn::Lead(passed)) else {
                 return;
+            };
+            state = self.state();
+            if let Some(at) = state.busy.iter().position(|&b| b == passed) {
+                state.busy.swap_remove(at);
             }
         }
     }
 }
 
-/// A lane held by the call that leads a batch; passed on when the call ends, however it ends.
-struct Lane<'a>(&'a Grouping);
+/// Marks a call gathering a batch while it lingers, however its wait ends.
+struct Gathering<'a>(&'a Grouping);
+
+impl<'a> Gathering<'a> {
+    fn start(grouping: &'a Grouping) -> Gathering<'a> {
+        grouping.state().gathering = true;
+        Gathering(grouping)
+    }
+}
+
+impl Drop for Gathering<'_> {
+    fn drop(&mut self) {
+        self.0.state().gathering = false;
+    }
+}
+
+/// What a waiting call that looked for the second lane found.
+enum Spare {
+    /// It holds the lane now, since the instant given.
+    Taken(Instant),
+    /// Both lanes are in use.
+    Busy,
+    /// A lane or an answer is already on its way to it.
+    OnItsWay,
+}
+
+/// A lane held by the call that leads a batch, since the instant given; passed on when the
+/// call ends, however it ends.
+struct Lane<'a>(&'a Grouping, Instant);
 
 impl Drop for Lane<'_> {
     fn drop(&mut self) {
-        self.0.release();
+        self.0.release(self.1);
     }
 }
 
@@ -182,8 +306,8 @@ impl Ticket<'_> {
 impl Drop for Ticket<'_> {
     fn drop(&mut self) {
         if !self.withdraw() {
-            if let Ok(Turn::Lead) = self.turn.try_recv() {
-                self.grouping.release();
+            if let Ok(Turn::Lead(since)) = self.turn.try_recv() {
+                self.grouping.release(since);
             }
         }
     }
@@ -237,50 +361,42 @@ impl Client {
     }
 
     async fn enqueue_in_lanes(&self, request: &JobRequest) -> Result<Enqueued> {
-        let mut ticket = {
+        let waiting = {
             let mut state = self.grouping.state();
-            if state.running < self.grouping.lanes {
-                state.running += 1;
-                None
-            } else {
-                let (reply, turn) = oneshot::channel();
-                let number = state.next_ticket;
-                state.next_ticket += 1;
-                state.waiting.push_back(Waiter {
-                    ticket: number,
-                    request: request.clone(),
-                    reply,
-                });
-                Some(Ticket {
-                    grouping: &self.grouping,
-                    number,
-                    turn,
-                })
-            }
-        };
-        if let Some(ticket) = ticket.as_mut() {
-            let turn = match tokio::time::timeout(PATIENCE, &mut ticket.turn).await {
-                Ok(turn) => turn,
-                Err(_) if ticket.withdraw() => return self.enqueue_alone(request).await,
-                // Taken into a batch, or handed a lane, just now.
-                Err(_) => (&mut ticket.turn).await,
-            };
-            match turn {
-                Ok(Turn::Answered(answer)) => return answer,
-                Ok(Turn::Lead) => {}
-                // The call leading the batch was dropped halfway: a keyed job may go again.
-                Err(_) if request.key.is_some() => return self.enqueue_alone(request).await,
-                Err(_) => {
-                    return Err(Error::Unavailable(
-                        "the call that carried this unkeyed enqueue was abandoned before \
-                         PostgreSQL answered, so whether the job was written is unknown; look \
-                         for it before enqueueing again, or give it a key"
-                            .into(),
-                    ))
+            match self.grouping.free_lane(&mut state) {
+                Some(since) => Err(since),
+                None => {
+                    let (reply, turn) = oneshot::channel();
+                    let number = state.next_ticket;
+                    state.next_ticket += 1;
+                    state.waiting.push_back(Waiter {
+                        ticket: number,
+                        request: request.clone(),
+                        reply,
+                    });
+                    self.grouping.arrived.notify_waiters();
+                    Ok(Ticket {
+                        grouping: &self.grouping,
+                        number,
+                        turn,
+                    })
                 }
             }
-        }
-        let _lane = Lane(&self.grouping);
+        };
+        let _lane = match waiting {
+            Ok(mut ticket) => match self.turn(&mut ticket, request).await {
+                Ok(since) => Lane(&self.grouping, since),
+                Err(answer) => return answer,
+            },
+            Err(since) => {
+                let lane = Lane(&self.grouping, since);
+                let expected = self.grouping.expected();
+                if expected > 1 {
+                    self.grouping.linger(expected).await;
+                }
+                lane
+            }
+        };
         let (requests, replies): (Vec<JobRequest>, Vec<oneshot::Sender<Turn>>) = self
             .grouping
             .take(
@@ -291,7 +407,9 @@ impl Client {
             .map(|w| (w.request, w.reply))
             .unzip();
         if requests.is_empty() {
-            return self.enqueue_alone(request).await;
+            let answer = self.enqueue_alone(request).await;
+            self.grouping.answered(1);
+            return answer;
         }
         let mut batch = Vec::with_capacity(requests.len() + 1);
         batch.push(request.clone());
@@ -303,7 +421,46 @@ impl Client {
         for (reply, answer) in replies.into_iter().zip(answers) {
             let _ = reply.send(Turn::Answered(answer));
         }
+        self.grouping.answered(batch.len());
         own
+    }
+
+    /// Waits for a waiting call's turn: the instant a lane passed to it, or its answer.
+    async fn turn(
+        &self,
+        ticket: &mut Ticket<'_>,
+        request: &JobRequest,
+    ) -> std::result::Result<Instant, Result<Enqueued>> {
+        let turn = match tokio::time::timeout(SPARE_LANE_AFTER, &mut ticket.turn).await {
+            Ok(turn) => turn,
+            Err(_) => match self.grouping.spare_lane(ticket.number) {
+                Spare::Taken(since) => return Ok(since),
+                Spare::OnItsWay => (&mut ticket.turn).await,
+                Spare::Busy => {
+                    let rest = PATIENCE - SPARE_LANE_AFTER;
+                    match tokio::time::timeout(rest, &mut ticket.turn).await {
+                        Ok(turn) => turn,
+                        Err(_) if ticket.withdraw() => {
+                            return Err(self.enqueue_alone(request).await)
+                        }
+                        // Taken into a batch, or handed a lane, just now.
+                        Err(_) => (&mut ticket.turn).await,
+                    }
+                }
+            },
+        };
+        match turn {
+            Ok(Turn::Answered(answer)) => Err(answer),
+            Ok(Turn::Lead(since)) => Ok(since),
+            // The call leading the batch was dropped halfway: a keyed job may go again.
+            Err(_) if request.key.is_some() => Err(self.enqueue_alone(request).await),
+            Err(_) => Err(Err(Error::Unavailable(
+                "the call that carried this unkeyed enqueue was abandoned before PostgreSQL \
+                 answered, so whether the job was written is unknown; look for it before \
+                 enqueueing again, or give it a key"
+                    .into(),
+            ))),
+        }
     }
 
     async fn enqueue_alone(&self, request: &JobRequest) -> Result<Enqueued> {
@@ -422,6 +579,96 @@ mod tests {
 
     fn sizes(taken: &[Waiter]) -> Vec<usize> {
         taken.iter().map(|w| w.request.payload.len()).collect()
+    }
+
+    #[test]
+    fn a_call_waits_for_the_callers_of_a_shared_batch_just_answered_and_no_more_than_split() {
+        let grouping = Grouping::new(10);
+        assert_eq!(grouping.expected(), 1, "no batch yet");
+        grouping.answered(1);
+        assert_eq!(grouping.expected(), 1, "a lone call");
+        grouping.answered(4);
+        assert_eq!(grouping.expected(), 4);
+        grouping.answered(100);
+        assert_eq!(grouping.expected(), SPLIT);
+        grouping.state().last_batch = Some((4, Instant::now() - LINGER * 2));
+        assert_eq!(grouping.expected(), 1, "answered too long ago");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn lingering_ends_when_the_calls_expected_arrive_or_after_linger() {
+        let grouping = std::sync::Arc::new(Grouping::new(10));
+        // With the clock paused, a timeout fires only once every task waits, and then moves
+        // the clock: a wait that ended by arrivals took no time.
+        let started = tokio::time::Instant::now();
+        let arrivals = {
+            let grouping = grouping.clone();
+            tokio::spawn(async move {
+                for _ in 0..2 {
+                    tokio::task::yield_now().await;
+                    waiting(&grouping, &[1]);
+                    grouping.arrived.notify_waiters();
+                }
+            })
+        };
+        grouping.linger(3).await;
+        assert_eq!(grouping.state().waiting.len(), 2);
+        assert!(started.elapsed() < LINGER, "ended by the arrivals");
+        assert!(!grouping.state().gathering);
+        arrivals.await.expect("arrivals");
+
+        let started = tokio::time::Instant::now();
+        grouping.linger(4).await;
+        assert!(
+            started.elapsed() >= LINGER,
+            "waited for a call that never came"
+        );
+        assert!(!grouping.state().gathering);
+    }
+
+    #[test]
+    fn the_second_lane_opens_for_many_calls_or_beside_a_stuck_batch_never_while_gathering() {
+        let grouping = Grouping::new(10);
+        let mut state = State::default();
+        assert!(grouping.free_lane(&mut state).is_some(), "none in use");
+        assert!(
+            grouping.free_lane(&mut state).is_none(),
+            "a fresh batch, few calls"
+        );
+        state.last_batch = Some((SPLIT, Instant::now()));
+        state.gathering = true;
+        assert!(grouping.free_lane(&mut state).is_none(), "a call gathers");
+        state.gathering = false;
+        assert!(grouping.free_lane(&mut state).is_some(), "many calls");
+        assert!(
+            grouping.free_lane(&mut state).is_none(),
+            "both lanes in use"
+        );
+
+        let mut state = State {
+            busy: vec![Instant::now() - SPARE_LANE_AFTER],
+            ..State::default()
+        };
+        assert!(
+            grouping.free_lane(&mut state).is_some(),
+            "beside a stuck batch"
+        );
+    }
+
+    #[test]
+    fn a_waiting_call_takes_the_second_lane_only_while_it_is_free_and_it_still_waits() {
+        let grouping = Grouping::new(10);
+        waiting(&grouping, &[1, 1, 1]);
+        grouping.state().busy.push(Instant::now());
+        assert!(matches!(grouping.spare_lane(1), Spare::Taken(_)));
+        assert_eq!(grouping.state().waiting.len(), 2);
+        assert!(matches!(grouping.spare_lane(2), Spare::Busy));
+        assert!(matches!(grouping.spare_lane(1), Spare::OnItsWay));
+        // A pool of two connections has one lane.
+        let narrow = Grouping::new(2);
+        waiting(&narrow, &[1]);
+        narrow.state().busy.push(Instant::now());
+        assert!(matches!(narrow.spare_lane(0), Spare::Busy));
     }
 
     #[test]
