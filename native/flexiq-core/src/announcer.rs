@@ -1,11 +1,12 @@
 //! Wake-up announcements for the jobs that enqueues on the client's own connections make.
 //!
 //! They are sent after the enqueue has committed, in a transaction of their own whose commit
-//! does not wait for its disk flush (`announce.sql`): a `NOTIFY` inside the enqueueing transaction would make PostgreSQL hold its
-//! notification lock while the commit waits for its flush, and concurrent enqueues would commit
-//! one at a time. One background task sends them, so the enqueue returns at its commit; queues
-//! that callers hand over while it sends go out together in its next announcement. A lost
-//! announcement costs latency, never a job: workers poll as well.
+//! does not wait for its disk flush (`announce.sql`): a `NOTIFY` inside the enqueueing
+//! transaction would make PostgreSQL hold its notification lock while the commit waits for its
+//! flush, and concurrent enqueues would commit one at a time. One background task sends them,
+//! so the enqueue returns at its commit; queues that callers hand over while it sends go out
+//! together in its next announcement. A lost announcement costs latency, never a job: workers
+//! poll as well.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -231,20 +231,20 @@ impl Grouping {
     /// waits.
     fn release(&self, since: Instant) {
         let mut state = self.state();
-        if let Some(at) = state.busy.iter().position(|&b| b == since) {
-            state.busy.swap_remove(at);
-        }
+        let at = state.busy.iter().position(|&b| b == since);
+        // A call that stopped waiting cannot take the lane; the next one can. Sending under
+        // the lock is safe: it runs none of the receiver's code.
         while let Some(next) = state.waiting.pop_front() {
-            let passed = Self::occupy(&mut state);
-            drop(state);
-            // A call that stopped waiting cannot take the lane; the next one can.
-            let Err(_) = next.reply.send(Turn::Lead(passed)) else {
+            let passed = Instant::now();
+            if next.reply.send(Turn::Lead(passed)).is_ok() {
+                if let Some(at) = at {
+                    state.busy[at] = passed;
+                }
                 return;
-            };
-            state = self.state();
-            if let Some(at) = state.busy.iter().position(|&b| b == passed) {
-                state.busy.swap_remove(at);
             }
+        }
+        if let Some(at) = at {
+            state.busy.swap_remove(at);
         }
     }
 }
