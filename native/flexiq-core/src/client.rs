@@ -66,7 +66,9 @@ pub(crate) struct Statements {
     /// The same for a binding to run in the application's transaction, with JDBC's `?`
     /// placeholders: new jobs are announced within the statement, delivered at the commit.
     pub enqueue_in_transaction: EnqueueStatements,
-    /// The single enqueues of several callers, each entry standing alone (`grouping`).
+    /// The single enqueues of several callers, each entry standing alone (`grouping`): those
+    /// whose key is free, then the others.
+    pub insert_calls: String,
     pub enqueue_calls: String,
     /// A keyed call answered by a read while calls keep replaying (`grouping`).
     pub replay_one: String,
@@ -171,6 +173,7 @@ impl Statements {
             enqueue: EnqueueStatements::for_schema(s, false),
             enqueue_in_transaction: EnqueueStatements::for_schema(s, true),
             enqueue_calls: s.statement(include_str!("../sql/enqueue_calls.sql")),
+            insert_calls: s.statement(include_str!("../sql/insert_calls.sql")),
             replay_one: s.statement(include_str!("../sql/replay_one.sql")),
             get_job: job_statement(s, include_str!("../sql/get_job.sql")),
             find_by_key: job_statement(s, include_str!("../sql/find_by_key.sql")),

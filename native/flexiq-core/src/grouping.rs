@@ -13,10 +13,16 @@
 //! answered waits, for at most [`LINGER`], until as many calls as that batch carried are there.
 //! A caller whose calls overlap no one else's never waits.
 //!
+//! A batch with keys goes out as a plain insert of the calls whose key is free
+//! (`insert_calls.sql`), the statement most calls need; the calls it leaves, whose key is held,
+//! go on together to `enqueue_calls.sql`, which answers replays.
+//!
 //! Every call still returns only once its own job has committed, with the answer it would
 //! have had alone:
-//! - a batch writes all of its jobs or none (a conflict rolls the batch back), so when it
+//! - each statement writes all of its jobs or none (a conflict rolls it back), so when it
 //!   fails with nothing written, each of its calls goes again alone and gets its own answer;
+//!   the calls left to the second statement all have keys, so they go again alone whenever it
+//!   fails;
 //! - a batch whose outcome is unknown (the connection was lost on the way) goes again alone
 //!   only when every job in it has a key, since a repeat then replays; unkeyed calls get the
 //!   error, as a lone unkeyed call would.
@@ -33,7 +39,7 @@
 //! anything else goes on as usual. The first call that creates a job (or fails, or has no key)
 //! ends the streak, so a service whose calls mostly create jobs pays no extra read.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -510,29 +516,30 @@ impl Client {
         out
     }
 
-    /// `enqueue_calls.sql` for calls of which some carry a key: each call's job, or `None` for
-    /// a call the statement left to go again alone. Two calls with one key and equivalent
-    /// requests resolve to one job, which the first of them created.
+    /// The calls of a batch of which some carry a key: each call's job, or `None` for a call
+    /// left to go again alone. `insert_calls.sql` inserts every entry whose key is free;
+    /// `enqueue_calls.sql` answers the others (replays, conflicts, keys taken meanwhile). Two
+    /// calls with one key and equivalent requests resolve to one job, which the first of them
+    /// created.
     async fn enqueue_calls(&self, batch: &[JobRequest]) -> Result<Vec<Option<Enqueued>>> {
         let keyed = KeyedBatch::group(batch).map_err(Error::Conflict)?;
-        let repeat = if batch.iter().all(|r| r.key.is_some()) {
-            Repeat::Safe
-        } else {
-            Repeat::Never
-        };
-        let rows = self
-            .enqueue_rows(&self.sql.enqueue_calls, &keyed.params(true), repeat)
+        let mut rows: Vec<(Option<i64>, bool)> = self
+            .insert_calls(batch, &keyed)
             .await?
-            .iter()
-            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
-            .collect::<sqlx::Result<Vec<(Option<i64>, bool)>>>()?;
-        if rows.len() != keyed.sent.len() {
-            return Err(Error::Storage(format!(
-                "enqueue returned {} rows for {} entries; is the schema migrated to this version \
-                 of FlexiQ?",
-                rows.len(),
-                keyed.sent.len()
-            )));
+            .into_iter()
+            .map(|id| (id, id.is_some()))
+            .collect();
+        let left: Vec<usize> = (0..rows.len()).filter(|&p| rows[p].0.is_none()).collect();
+        if !left.is_empty() {
+            let requests: Vec<JobRequest> =
+                left.iter().map(|&p| batch[keyed.sent[p]].clone()).collect();
+            // The first statement has committed its jobs; every entry it left has a key, so on
+            // an error here each goes again alone and gets its own answer.
+            if let Ok(found) = self.resolve_calls(&requests).await {
+                for (&p, row) in left.iter().zip(found) {
+                    rows[p] = row;
+                }
+            }
         }
         let answers: Vec<Option<Enqueued>> = keyed
             .resolves_to
@@ -556,6 +563,92 @@ impl Client {
         });
         self.announcer.announce(due.map(|(r, _)| r.queue.as_str()));
         Ok(answers)
+    }
+
+    /// `insert_calls.sql`: for each entry sent, the job it created, or `None` when its key
+    /// was held.
+    async fn insert_calls(
+        &self,
+        batch: &[JobRequest],
+        keyed: &KeyedBatch<'_>,
+    ) -> Result<Vec<Option<i64>>> {
+        let rows = self
+            .enqueue_rows(
+                &self.sql.insert_calls,
+                &keyed.params(false),
+                repeat_for(batch),
+            )
+            .await?;
+        let position: HashMap<(&str, &[u8]), usize> = keyed
+            .digests
+            .iter()
+            .enumerate()
+            .filter_map(|(p, d)| Some(((batch[keyed.sent[p]].scope.as_str(), d.as_deref()?), p)))
+            .collect();
+        let mut placed = vec![None; keyed.sent.len()];
+        let mut unkeyed = Vec::new();
+        for row in &rows {
+            let id: i64 = row.try_get(0)?;
+            let scope: Option<String> = row.try_get(1)?;
+            let digest: Option<Vec<u8>> = row.try_get(2)?;
+            match (scope, digest) {
+                (Some(scope), Some(digest)) => {
+                    let p = position
+                        .get(&(scope.as_str(), digest.as_slice()))
+                        .ok_or_else(|| {
+                            Error::Storage(
+                                "enqueue returned a job for a key it was not sent; is the schema \
+                             migrated to this version of FlexiQ?"
+                                    .into(),
+                            )
+                        })?;
+                    placed[*p] = Some(id);
+                }
+                _ => unkeyed.push(id),
+            }
+        }
+        // Ids are drawn in the order sent, where entries without a key come last.
+        unkeyed.sort_unstable();
+        let without_key = (0..placed.len()).filter(|&p| keyed.digests[p].is_none());
+        for (p, id) in without_key.zip(unkeyed) {
+            placed[p] = Some(id);
+        }
+        Ok(placed)
+    }
+
+    /// `enqueue_calls.sql` for entries with distinct keys: for each, its job (or `None` when
+    /// it is left to go again alone) and whether this statement created it.
+    async fn resolve_calls(&self, entries: &[JobRequest]) -> Result<Vec<(Option<i64>, bool)>> {
+        let keyed = KeyedBatch::group(entries).map_err(Error::Conflict)?;
+        let rows = self
+            .enqueue_rows(
+                &self.sql.enqueue_calls,
+                &keyed.params(true),
+                repeat_for(entries),
+            )
+            .await?
+            .iter()
+            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
+            .collect::<sqlx::Result<Vec<(Option<i64>, bool)>>>()?;
+        if rows.len() != keyed.sent.len() {
+            return Err(Error::Storage(format!(
+                "enqueue returned {} rows for {} entries; is the schema migrated to this version \
+                 of FlexiQ?",
+                rows.len(),
+                keyed.sent.len()
+            )));
+        }
+        Ok(keyed.resolves_to.iter().map(|&p| rows[p]).collect())
+    }
+}
+
+/// Whether a batch may go again when its outcome is unknown: only when every job in it has a
+/// key, since a repeat then replays.
+fn repeat_for(batch: &[JobRequest]) -> Repeat {
+    if batch.iter().all(|r| r.key.is_some()) {
+        Repeat::Safe
+    } else {
+        Repeat::Never
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use flexiq_core::{keys, Enqueued, Error, JobRequest, Outcome};
-use sqlx::Connection;
+use sqlx::{Connection, Executor};
 
 const TASK: &str = "charge_customer";
 
@@ -64,9 +64,12 @@ async fn concurrent_calls_share_statements_and_each_gets_its_own_answer() {
             let mut answers = Vec::new();
             for round in 0..ROUNDS {
                 let kind = KINDS[(t + round) % KINDS.len()];
+                // A new job's payload names its call, so that each answer can be checked
+                // against the job it names.
+                let own = format!("{{\"t\":{t},\"round\":{round}}}");
                 let (key, payload) = match kind {
-                    Call::Fresh => (Some(format!("fresh-{t}-{round}")), "{}"),
-                    Call::Unkeyed => (None, "{}"),
+                    Call::Fresh => (Some(format!("fresh-{t}-{round}")), own.as_str()),
+                    Call::Unkeyed => (None, own.as_str()),
                     Call::Replay => (Some(format!("same-{}", round % 8)), "{}"),
                     Call::Conflict => (Some(format!("diff-{}", round % 8)), "[1]"),
                     Call::Shared => (Some(format!("shared-{round}")), "{}"),
@@ -84,22 +87,26 @@ async fn concurrent_calls_share_statements_and_each_gets_its_own_answer() {
                         other => panic!("{kind:?} of {key}: {other:?}"),
                     }
                 }
-                answers.push((kind, key, answer));
+                answers.push((kind, key, own, answer));
             }
             answers
         }));
     }
-    let mut new_ids = HashSet::new();
+    let mut new_ids = HashMap::new();
     let mut shared: HashMap<String, (HashSet<i64>, usize)> = HashMap::new();
     let mut calls = 0;
     for task in tasks {
-        for (kind, key, answer) in task.await.expect("task") {
+        for (kind, key, own, answer) in task.await.expect("task") {
             calls += 1;
             match kind {
                 Call::Fresh | Call::Unkeyed => {
                     let job = answer.expect("a new job");
                     assert_eq!(job.outcome, Outcome::Accepted);
-                    assert!(new_ids.insert(job.job_id), "job {} twice", job.job_id);
+                    assert!(
+                        new_ids.insert(job.job_id, own).is_none(),
+                        "job {} twice",
+                        job.job_id
+                    );
                 }
                 Call::Shared => {
                     let job = answer.expect("a shared job");
@@ -118,6 +125,24 @@ async fn concurrent_calls_share_statements_and_each_gets_its_own_answer() {
             "{key}: one job, accepted once"
         );
     }
+    let stored: HashMap<i64, String> = sqlx::query_as(&format!(
+        "SELECT id, convert_from(payload, 'UTF8') FROM {}.jobs WHERE id = ANY($1)",
+        client.schema()
+    ))
+    .bind(new_ids.keys().copied().collect::<Vec<i64>>())
+    .fetch_all(
+        &sqlx::PgPool::connect(&common::server().url())
+            .await
+            .expect("pool"),
+    )
+    .await
+    .expect("payloads")
+    .into_iter()
+    .collect();
+    assert_eq!(
+        stored, new_ids,
+        "each call's answer names the job it asked for"
+    );
     let new_jobs = new_ids.len() + shared.len();
     assert_eq!(
         common::job_count(&client).await,
@@ -219,9 +244,15 @@ async fn a_call_stuck_on_a_lock_holds_up_no_one_else() {
     assert_eq!((ids.len(), accepted), (1, 1));
 }
 
-/// Statements so far that carried the single calls of several callers together.
+/// Statements so far that carried the single calls of several callers together: the insert
+/// of the free keys, and the answer to the others.
 async fn shared_statements(client: &flexiq_core::Client) -> i64 {
-    common::statements_like(client, "%holder AS MATERIALIZED%FROM {schema}.jobs j%").await
+    common::statements_like(
+        client,
+        "%INSERT INTO {schema}.jobs%RETURNING id, key_scope, key_digest",
+    )
+    .await
+        + common::statements_like(client, "%holder AS MATERIALIZED%FROM {schema}.jobs j%").await
 }
 
 /// `tasks` callers making `calls` keyed calls each at once; every answer, in no order.
@@ -305,4 +336,56 @@ async fn replay_reads(client: &flexiq_core::Client) -> i64 {
 async fn enqueues(client: &flexiq_core::Client) -> i64 {
     common::statements_like(client, "%{schema}.enqueue_one(%").await
         + shared_statements(client).await
+}
+
+/// The first statement of a shared batch inserts the entries whose key is free and returns
+/// them; an entry whose key is held is left out and draws no id, so a replay takes nothing
+/// from the sequence.
+#[tokio::test]
+async fn the_first_statement_inserts_the_free_keys_and_leaves_a_held_one_without_an_id() {
+    let client = common::client().await;
+    let schema = client.schema();
+    let mut c = sqlx::PgConnection::connect(&common::server().url())
+        .await
+        .expect("connect");
+    let sql = include_str!("../../sql/insert_calls.sql").replace("{schema}", schema);
+    c.execute(format!("PREPARE first_try {} AS {sql}", crate::plans::ENQUEUE_TYPES).as_str())
+        .await
+        .expect("prepare");
+    let last_id = format!("SELECT last_value FROM {schema}.jobs_id_seq");
+    let run = |args: String| format!("EXECUTE first_try {args}");
+
+    // Keys \x01 and \x02, both free.
+    let both: Vec<(i64, String, Vec<u8>)> = sqlx::query_as(&run(crate::plans::ENQUEUE_ARGS.into()))
+        .fetch_all(&mut c)
+        .await
+        .expect("first try");
+    assert_eq!(
+        both.iter().map(|(_, _, d)| d.clone()).collect::<Vec<_>>(),
+        [vec![1u8], vec![2u8]]
+    );
+    assert!(
+        both[0].0 < both[1].0,
+        "ids drawn in the order sent: {both:?}"
+    );
+
+    // \x01 is held now, \x03 is free: only \x03 comes back, and one id was drawn.
+    let before: i64 = sqlx::query_scalar(&last_id)
+        .fetch_one(&mut c)
+        .await
+        .expect("seq");
+    let args = crate::plans::ENQUEUE_ARGS.replace("'\\x02'", "'\\x03'");
+    assert_ne!(args, crate::plans::ENQUEUE_ARGS);
+    let rows: Vec<(i64, String, Vec<u8>)> = sqlx::query_as(&run(args))
+        .fetch_all(&mut c)
+        .await
+        .expect("second try");
+    let after: i64 = sqlx::query_scalar(&last_id)
+        .fetch_one(&mut c)
+        .await
+        .expect("seq");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!((rows[0].0, rows[0].2.clone()), (after, vec![3u8]));
+    assert_eq!(after - before, 1, "the held key drew no id");
+    assert_eq!(common::job_count(&client).await, 3);
 }

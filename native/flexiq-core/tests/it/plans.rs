@@ -38,10 +38,12 @@ macro_rules! statement {
 const IDS: &str = "ARRAY[1, 2, 3]::bigint[], ARRAY[1, 1, 1]";
 
 /// The parameters of the keyed enqueue statements, and two entries for them.
-const ENQUEUE_TYPES: &str = "(bytea[], text[], text[], integer[], bigint[], bigint[], integer[], \
+pub const ENQUEUE_TYPES: &str =
+    "(bytea[], text[], text[], integer[], bigint[], bigint[], integer[], \
     bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[], \
     jsonb[], text[], bytea[], text[], bytea[], text[], integer[])";
-const ENQUEUE_ARGS: &str = "(ARRAY['\\x7b7d', '\\x7b7d']::bytea[], ARRAY['default', 'default'], \
+pub const ENQUEUE_ARGS: &str =
+    "(ARRAY['\\x7b7d', '\\x7b7d']::bytea[], ARRAY['default', 'default'], \
     ARRAY['t', 't'], ARRAY[0, 0], ARRAY[NULL, NULL]::bigint[], ARRAY[NULL, NULL]::bigint[], \
     ARRAY[25, 25], ARRAY[1000, 1000]::bigint[], ARRAY[3600000, 3600000]::bigint[], \
     ARRAY[2, 2]::float8[], ARRAY[0.1, 0.1]::float8[], ARRAY[NULL, NULL]::bigint[], \
@@ -97,6 +99,14 @@ const STATEMENTS: &[Statement] = &[
     Statement {
         name: "enqueue_calls",
         sql: include_str!("../../sql/enqueue_calls.sql"),
+        types: ENQUEUE_TYPES,
+        args: ENQUEUE_ARGS,
+        by_id: false,
+    },
+    // Inserts the calls whose key is free; looks up each key's holder first.
+    Statement {
+        name: "insert_calls",
+        sql: include_str!("../../sql/insert_calls.sql"),
         types: ENQUEUE_TYPES,
         args: ENQUEUE_ARGS,
         by_id: false,

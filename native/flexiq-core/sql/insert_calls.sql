@@ -1,0 +1,40 @@
+-- The single enqueues of several callers, first try (see the core's grouping module): each
+-- entry whose key no job holds is inserted. Parameters as for enqueue_keyed.sql, without the
+-- ranks; entries come sorted by key, so that racing statements take their keys in the same
+-- order.
+--
+-- Most calls bring a new key, and this statement is what they cost: one plain insert, where
+-- enqueue_calls.sql, which also answers replays, takes a third longer to start and run. An
+-- entry whose key is held draws no id and is not returned; neither is one whose key a racing
+-- transaction took after this statement began (its id stays unused). The caller sends those
+-- on to enqueue_calls.sql. Ids are drawn in the order sent; calls that arrived together have
+-- no order of their own.
+INSERT INTO {schema}.jobs
+SELECT n.*
+  FROM (SELECT $1::bytea[] AS payload, $2::text[] AS queue, $3::text[] AS task,
+               $4::integer[] AS priority, $5::bigint[] AS run_at_micros, $6::bigint[] AS delay_ms,
+               $7::integer[] AS max_attempts, $8::bigint[] AS retry_initial_ms,
+               $9::bigint[] AS retry_max_ms, $10::double precision[] AS retry_multiplier,
+               $11::double precision[] AS retry_jitter, $12::bigint[] AS timeout_ms,
+               $13::jsonb[] AS tags, $14::bigint[] AS key_retention_ms, $15::jsonb[] AS flow,
+               $16::text[] AS payload_codec, $17::bytea[] AS payload_digest,
+               $18::text[] AS scope, $19::bytea[] AS key_digest, $20::text[] AS key_preview
+        OFFSET 0) p,
+       -- Ids are drawn apart from new_jobs' arguments, which must hold no volatile call for
+       -- PostgreSQL to inline the function. The holder is looked up by a scalar subquery, so
+       -- that each key reaches the index as a parameter: an EXISTS may be planned as a hash
+       -- of every held key, and was, once the table had been analyzed small.
+       LATERAL (SELECT ARRAY(
+                    SELECT CASE WHEN (SELECT true FROM {schema}.jobs j
+                                       WHERE j.key_held AND j.key_scope = k.scope
+                                         AND j.key_digest = k.digest) IS NULL
+                                THEN nextval('{schema}.jobs_id_seq') END
+                      FROM unnest(p.scope, p.key_digest) AS k(scope, digest)) AS id
+                OFFSET 0) i,
+       LATERAL {schema}.new_jobs(i.id, p.payload, p.queue, p.task, p.priority,
+           p.run_at_micros, p.delay_ms, p.max_attempts, p.retry_initial_ms, p.retry_max_ms,
+           p.retry_multiplier, p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms,
+           p.flow, p.payload_codec, p.payload_digest, p.scope, p.key_digest, p.key_preview) n
+ WHERE n.id IS NOT NULL
+    ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING
+RETURNING id, key_scope, key_digest
