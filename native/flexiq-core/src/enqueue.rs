@@ -170,7 +170,7 @@ impl Client {
             return Ok(Vec::new());
         };
         let rows = self
-            .enqueue_rows(sql, &prepared.params(), prepared.repeat())
+            .enqueue_rows(sql, &prepared.params(), repeat_for(requests))
             .await?
             .iter()
             .map(|row| {
@@ -313,17 +313,6 @@ impl<'a> PreparedEnqueue<'a> {
             .map(|r| r.queue.as_str())
     }
 
-    /// Whether the pool may send the statement again after losing its answer: when every entry
-    /// has a key, a repeat replays (same ids, nothing written twice); an unkeyed entry would be
-    /// inserted again.
-    fn repeat(&self) -> Repeat {
-        if self.requests.iter().all(|r| r.key.is_some()) {
-            Repeat::Safe
-        } else {
-            Repeat::Never
-        }
-    }
-
     /// Each input entry's job, from the statement's rows; a conflict row fails with
     /// [`Error::Conflict`].
     pub fn resolve(&self, rows: &[EnqueueRow]) -> Result<Vec<Enqueued>> {
@@ -429,6 +418,17 @@ pub(crate) fn sqlstate(e: &sqlx::Error) -> Option<String> {
     e.as_database_error()
         .and_then(|d| d.code())
         .map(|c| c.into_owned())
+}
+
+/// Whether the pool may send a statement enqueueing `requests` again after losing its answer:
+/// when every entry has a key, a repeat replays (same ids, nothing written twice); an unkeyed
+/// entry would be inserted again.
+pub(crate) fn repeat_for(requests: &[JobRequest]) -> Repeat {
+    if requests.iter().all(|r| r.key.is_some()) {
+        Repeat::Safe
+    } else {
+        Repeat::Never
+    }
 }
 
 #[cfg(test)]

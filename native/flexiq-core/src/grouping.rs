@@ -49,7 +49,7 @@ use tokio::sync::{oneshot, Notify};
 
 use crate::batch::KeyedBatch;
 use crate::client::Client;
-use crate::enqueue::{now_micros, Enqueued, Outcome};
+use crate::enqueue::{now_micros, repeat_for, Enqueued, Outcome};
 use crate::error::{Error, Result};
 use crate::pool::Repeat;
 use crate::request::JobRequest;
@@ -639,16 +639,6 @@ impl Client {
             )));
         }
         Ok(keyed.resolves_to.iter().map(|&p| rows[p]).collect())
-    }
-}
-
-/// Whether a batch may go again when its outcome is unknown: only when every job in it has a
-/// key, since a repeat then replays.
-fn repeat_for(batch: &[JobRequest]) -> Repeat {
-    if batch.iter().all(|r| r.key.is_some()) {
-        Repeat::Safe
-    } else {
-        Repeat::Never
     }
 }
 
