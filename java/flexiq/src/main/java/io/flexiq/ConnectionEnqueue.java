@@ -65,8 +65,11 @@ final class ConnectionEnqueue {
     /** The exception for a failed statement on the caller's connection, saying what to do. */
     static StorageException failure(SQLException e) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
+        // The driver's first line is the server's message; the lines after it (detail, the
+        // PL/pgSQL context) stay in the cause.
+        String said = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
         String where = "enqueue on the application's connection failed (SQLSTATE " + state + "): "
-                + e.getMessage() + "; ";
+                + said + "; ";
         if (state.equals("40001") || state.equals("40P01")) {
             return new TransactionRetryException(where + "roll the transaction back and run it again", state, e);
         }

@@ -223,6 +223,8 @@ class ConnectionEnqueueTest {
                     () -> queue.enqueue(late, CHARGE, order, key(k)));
             assertEquals("40001", e.sqlState());
             assertTrue(e.getMessage().contains("roll the transaction back and run it again"), e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), "the server's context stays in the cause: " + e.getMessage());
+            assertTrue(e.getCause().getMessage().contains("PL/pgSQL"), e.getCause().getMessage());
             late.rollback();
             assertEquals(new EnqueueResult(committedId, EnqueueOutcome.REPLAYED, null),
                     queue.enqueueWithResult(late, CHARGE, order, key(k)), "the retried transaction replays");
