@@ -143,7 +143,7 @@ pub struct Schema(String);
 
 impl Schema {
     /// Checks `name`: 1 to [`MAX_SCHEMA_NAME_LEN`] (56) characters of `a-z`, `0-9` and `_`, not
-    /// starting with a digit.
+    /// starting with a digit, and none of the names PostgreSQL keeps for itself.
     pub fn new(name: &str) -> Result<Schema> {
         let valid = !name.is_empty()
             && name.len() <= MAX_SCHEMA_NAME_LEN
@@ -156,6 +156,12 @@ impl Schema {
                 "schema name {name:?} must be 1 to {MAX_SCHEMA_NAME_LEN} characters of a-z, 0-9 \
                  and _, not starting with a digit (PostgreSQL names its wake-up channel \
                  {CHANNEL_PREFIX}<schema>, in at most 63 bytes)"
+            )));
+        }
+        if name.starts_with("pg_") || name == "information_schema" {
+            return Err(Error::InvalidArgument(format!(
+                "schema name {name:?} is reserved for PostgreSQL's own schemas (pg_… and \
+                 information_schema); choose another, such as the default flexiq"
             )));
         }
         Ok(Schema(name.to_owned()))
@@ -281,6 +287,16 @@ mod tests {
         for bad in ["", "2q", "Flexiq", "a-b", "a;drop", "x\"y", &"a".repeat(64)] {
             assert!(Schema::new(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn schema_names_that_postgresql_keeps_for_itself_are_refused() {
+        for reserved in ["pg_catalog", "pg_toast", "pg_q", "information_schema"] {
+            let err = Schema::new(reserved).expect_err(reserved);
+            assert!(err.to_string().contains("is reserved"), "{err}");
+        }
+        assert!(Schema::new("pgq").is_ok());
+        assert!(Schema::new("my_information_schema").is_ok());
     }
 
     #[test]

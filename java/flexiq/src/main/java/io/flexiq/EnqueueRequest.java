@@ -1,5 +1,6 @@
 package io.flexiq;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -17,6 +18,15 @@ public final class EnqueueRequest<T> {
         this.task = Objects.requireNonNull(task, "task");
         this.payload = payload;
         this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /** Returns {@code requests}, after checking that neither it nor any of its entries is null. */
+    static <L extends List<? extends EnqueueRequest<?>>> L requireEntries(L requests) {
+        Objects.requireNonNull(requests, "requests");
+        for (int i = 0; i < requests.size(); i++) {
+            Objects.requireNonNull(requests.get(i), "requests holds null at index " + i);
+        }
+        return requests;
     }
 
     /** An entry with default options. */

@@ -163,6 +163,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         requireOpen();
         requireTask(task);
         Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(payloads, "payloads");
         EnqueueBatch batch = new EnqueueBatch(payloads.size(), storedPayloads, keyRetention, listeners);
         for (T payload : payloads) {
             batch.add(task, payload, options, serializer);
@@ -172,6 +173,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     private EnqueueBatch many(List<? extends EnqueueRequest<?>> requests) {
         requireOpen();
+        EnqueueRequest.requireEntries(requests);
         EnqueueBatch batch = new EnqueueBatch(requests.size(), storedPayloads, keyRetention, listeners);
         for (EnqueueRequest<?> request : requests) {
             add(batch, request);
@@ -781,7 +783,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
          * channel is {@code flexiq_<schema>}, and PostgreSQL names are at most 63 bytes: hence 56.
          *
          * @throws IllegalArgumentException unless 1 to 56 characters of a-z, 0-9 and _, not starting
-         *     with a digit
+         *     with a digit; or for a name PostgreSQL keeps for itself ({@code pg_…},
+         *     {@code information_schema})
          */
         public Builder schema(String schema) {
             if (schema == null || !schema.matches("[a-z_][a-z0-9_]{0," + (MAX_SCHEMA_NAME_LENGTH - 1) + "}")) {
@@ -789,6 +792,10 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
                         + " must be 1 to " + MAX_SCHEMA_NAME_LENGTH + " characters of a-z, 0-9 and _, not"
                         + " starting with a digit (PostgreSQL names its wake-up channel flexiq_<schema>, in"
                         + " at most 63 bytes)");
+            }
+            if (schema.startsWith("pg_") || schema.equals("information_schema")) {
+                throw new IllegalArgumentException("schema name \"" + schema + "\" is reserved for PostgreSQL's own"
+                        + " schemas (pg_… and information_schema); choose another, such as the default flexiq");
             }
             this.schema = schema;
             return this;

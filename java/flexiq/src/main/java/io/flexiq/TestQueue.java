@@ -90,7 +90,7 @@ public final class TestQueue implements JobQueue {
     /** Runs each entry's handler in turn; see {@link #enqueueWithResult(Task, Object, EnqueueOptions)}. */
     @Override
     public <T> List<String> enqueueMany(Task<T> task, List<? extends T> payloads, EnqueueOptions options) {
-        List<String> ids = new ArrayList<>(payloads.size());
+        List<String> ids = new ArrayList<>(Objects.requireNonNull(payloads, "payloads").size());
         for (T payload : payloads) {
             ids.add(enqueueWithResult(task, payload, options).jobId());
         }
@@ -100,7 +100,7 @@ public final class TestQueue implements JobQueue {
     /** Runs each entry's handler in turn; see {@link #enqueueWithResult(Task, Object, EnqueueOptions)}. */
     @Override
     public List<EnqueueResult> enqueueManyWithResults(List<? extends EnqueueRequest<?>> requests) {
-        List<EnqueueResult> results = new ArrayList<>(requests.size());
+        List<EnqueueResult> results = new ArrayList<>(EnqueueRequest.requireEntries(requests).size());
         for (EnqueueRequest<?> request : requests) {
             results.add(enqueue(request));
         }

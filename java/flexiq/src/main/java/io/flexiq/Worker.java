@@ -315,7 +315,9 @@ public final class Worker implements AutoCloseable {
         }
 
         /**
-         * How long {@link Worker#close()} lets running handlers finish (default 10 s).
+         * How long {@link Worker#close()} lets running handlers finish (default 10 s); their
+         * outcomes then get as long again to reach PostgreSQL, which matters only while it is
+         * unreachable.
          *
          * @throws IllegalArgumentException unless between 0 and 1 day
          */

@@ -94,6 +94,16 @@ class BadInputTest {
                 () -> FlexiQ.builder("postgres://localhost/db").schema("s".repeat(57)));
     }
 
+    @Test
+    void schemaNamesThatPostgresqlKeepsForItselfAreRefused() {
+        for (String reserved : new String[] {"pg_catalog", "pg_temp_1", "information_schema"}) {
+            refused("schema name \"" + reserved + "\" is reserved for PostgreSQL's own schemas (pg_… and"
+                    + " information_schema); choose another, such as the default flexiq",
+                    () -> FlexiQ.builder("postgres://localhost/db").schema(reserved));
+        }
+        FlexiQ.builder("postgres://localhost/db").schema("pgq");
+    }
+
     private static String notUtf16(String what, String surrogate, int index) {
         return what + " is not valid UTF-16: unpaired surrogate U+" + surrogate + " at index " + index
                 + "; a string must hold whole characters";

@@ -60,6 +60,18 @@ class EnqueueTest {
     }
 
     @Test
+    void aNullPayloadIsStoredAsJsonNullAndNullListsAreRefusedByName() {
+        String id = queue.enqueue(CHARGE, null);
+        assertEquals(Optional.of("null"), queue.getPayload(id));
+        NullPointerException noList = assertThrows(NullPointerException.class,
+                () -> queue.enqueueMany(CHARGE, null, EnqueueOptions.defaults()));
+        assertEquals("payloads", noList.getMessage());
+        NullPointerException noEntry = assertThrows(NullPointerException.class,
+                () -> queue.enqueueMany(java.util.Arrays.asList(EnqueueRequest.of(CHARGE, new Order(1, 1)), null)));
+        assertEquals("requests holds null at index 1", noEntry.getMessage());
+    }
+
+    @Test
     void unkeyedEnqueuesAlwaysInsert() {
         assertNotEquals(queue.enqueue(CHARGE, new Order(1, 1)), queue.enqueue(CHARGE, new Order(1, 1)));
     }

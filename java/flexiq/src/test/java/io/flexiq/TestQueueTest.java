@@ -57,6 +57,15 @@ class TestQueueTest {
     }
 
     @Test
+    void nullListsAreRefusedByNameAsByTheClient() {
+        TestQueue queue = TestQueue.create().handle(CHARGE, (order, job) -> { });
+        assertEquals("payloads", assertThrows(NullPointerException.class,
+                () -> queue.enqueueMany(CHARGE, null, EnqueueOptions.defaults())).getMessage());
+        assertEquals("requests holds null at index 0", assertThrows(NullPointerException.class,
+                () -> queue.enqueueMany(Arrays.asList((EnqueueRequest<?>) null))).getMessage());
+    }
+
+    @Test
     void aFailingHandlerFailsTheEnqueueAndAMissingOneIsRefused() {
         IllegalStateException boom = new IllegalStateException("card declined");
         TestQueue queue = TestQueue.create().handle(CHARGE, (order, job) -> {
