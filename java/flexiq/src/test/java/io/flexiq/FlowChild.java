@@ -18,6 +18,8 @@ public final class FlowChild {
     static final int THREADS = 8;
     static final int KEYS = 10;
     static final String WARM_UP = "warm-up";
+    /** What starts each line that reports a call, so that the parent reads nothing else. */
+    static final String CALL = "call ";
     static final Task<FlowControlTest.Update> UPDATE = Task.of("flow_update", FlowControlTest.Update.class);
 
     private FlowChild() {}
@@ -61,7 +63,7 @@ public final class FlowChild {
                         EnqueueResult r = queue.enqueueWithResult(UPDATE, new FlowControlTest.Update(key, stamp),
                                 (debounce ? options.debounce(period) : options.throttle(period)).build());
                         long end = micros();
-                        lines.add(key + " " + stamp + " " + r.outcome() + " "
+                        lines.add(CALL + key + " " + stamp + " " + r.outcome() + " "
                                 + r.reason().map(Enum::name).orElse("-") + " " + r.jobId() + " " + start + " " + end);
                     }
                     return lines;
