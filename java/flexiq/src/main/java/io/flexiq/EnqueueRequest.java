@@ -23,8 +23,13 @@ public final class EnqueueRequest<T> {
     /** Returns {@code requests}, after checking that neither it nor any of its entries is null. */
     static <L extends List<? extends EnqueueRequest<?>>> L requireEntries(L requests) {
         Objects.requireNonNull(requests, "requests");
-        for (int i = 0; i < requests.size(); i++) {
-            Objects.requireNonNull(requests.get(i), "requests holds null at index " + i);
+        // By iteration, not get(i): a linked list would be walked from its start for each entry.
+        int i = 0;
+        for (EnqueueRequest<?> request : requests) {
+            if (request == null) {
+                throw new NullPointerException("requests holds null at index " + i);
+            }
+            i++;
         }
         return requests;
     }
