@@ -3,10 +3,13 @@
 -- has lost its job (its lease passed and the job moved on).
 WITH held AS (
     -- Locked in id order, so that statements over overlapping jobs (completions, lease
-    -- extensions, give-backs) wait for each other instead of deadlocking.
+    -- extensions, give-backs) wait for each other instead of deadlocking. The ids again as an
+    -- index condition: planned on an empty table, the join would read the whole primary key
+    -- for its order.
     SELECT j.id
       FROM unnest($1::bigint[], $2::integer[]) AS t(id, attempt)
       JOIN {schema}.jobs j ON j.id = t.id AND j.attempt = t.attempt AND j.state = 'running'
+     WHERE j.id = ANY ($1::bigint[])
      ORDER BY j.id
        FOR UPDATE OF j
 )
