@@ -1,16 +1,6 @@
 -- Completes the jobs of the attempts ($1 job ids, $2 attempt numbers) that still hold them;
 -- returns their ids. Completing releases each job's key (trigger jobs_release_key).
-WITH held AS (
-    -- Locked in id order, so that statements over overlapping jobs (completions, lease
-    -- extensions, give-backs) wait for each other instead of deadlocking. The ids again as an
-    -- index condition: planned on an empty table, the join would read the whole primary key
-    -- for its order.
-    SELECT j.id
-      FROM unnest($1::bigint[], $2::integer[]) AS t(id, attempt)
-      JOIN {schema}.jobs j ON j.id = t.id AND j.attempt = t.attempt AND j.state = 'running'
-     WHERE j.id = ANY ($1::bigint[])
-     ORDER BY j.id
-       FOR UPDATE OF j
+WITH held AS ({held_attempts}
 )
 UPDATE {schema}.jobs j
    SET state = 'completed', finished_at = now(), lease_expires_at = NULL

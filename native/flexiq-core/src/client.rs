@@ -132,6 +132,11 @@ impl EnqueueStatements {
     }
 }
 
+/// A statement over running attempts given by the caller: `{held_attempts}` filled in.
+fn held_attempts_statement(s: &Schema, template: &str) -> String {
+    s.statement(&template.replace("{held_attempts}", include_str!("../sql/held_attempts.sql")))
+}
+
 /// A statement that reads jobs as operators see them: `{job_columns}` filled in.
 fn job_statement(s: &Schema, template: &str) -> String {
     s.statement(&template.replace("{job_columns}", include_str!("../sql/job_columns.sql")))
@@ -192,14 +197,17 @@ impl Statements {
             drop_schema: s.statement(include_str!("../sql/drop_schema.sql")),
             claim: s.statement(include_str!("../sql/claim.sql")),
             recover_claim: s.statement(include_str!("../sql/recover_claim.sql")),
-            complete_attempts: s.statement(include_str!("../sql/complete_attempts.sql")),
+            complete_attempts: held_attempts_statement(
+                s,
+                include_str!("../sql/complete_attempts.sql"),
+            ),
             save_checkpoint: s.statement(include_str!("../sql/save_checkpoint.sql")),
             checkpoint: s.statement(include_str!("../sql/checkpoint.sql")),
             redrive: s.statement(include_str!("../sql/redrive.sql")),
-            extend_leases: s.statement(include_str!("../sql/extend_leases.sql")),
+            extend_leases: held_attempts_statement(s, include_str!("../sql/extend_leases.sql")),
             fail_attempt: s.statement(include_str!("../sql/fail_attempt.sql")),
             rescue_expired: s.statement(include_str!("../sql/rescue_expired.sql")),
-            return_attempts: s.statement(include_str!("../sql/return_attempts.sql")),
+            return_attempts: held_attempts_statement(s, include_str!("../sql/return_attempts.sql")),
             set_grantee: s.statement(include_str!("../sql/set_grantee.sql")),
             grant_producer: s.statement(include_str!("../sql/grant_producer.sql")),
             grant_worker: s.statement(include_str!("../sql/grant_worker.sql")),
