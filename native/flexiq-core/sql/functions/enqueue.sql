@@ -20,7 +20,8 @@ CREATE OR REPLACE FUNCTION {schema}.enqueue(
     task text, payload bytea, key_digest bytea DEFAULT NULL, key_preview text DEFAULT NULL,
     scope text DEFAULT 'default', options jsonb DEFAULT '{}')
 RETURNS TABLE (job_id bigint, outcome text, accepted jsonb)
-LANGUAGE plpgsql AS $$
+-- Sequential scans off: see enqueue_keyed.sql.
+LANGUAGE plpgsql SET enable_seqscan = off AS $$
 #variable_conflict use_variable
 DECLARE
     v_unknown text;

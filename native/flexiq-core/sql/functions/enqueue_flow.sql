@@ -30,7 +30,9 @@ CREATE OR REPLACE FUNCTION {schema}.enqueue_flow(
     p_payload_digest bytea[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
     p_announce boolean)
 RETURNS TABLE (job_id bigint, created boolean, conflict jsonb, decision text)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+-- Sequential scans off: see enqueue_keyed.sql.
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    SET enable_seqscan = off AS $$
 DECLARE
     v_flow jsonb := p_flow[1];
     v_holder {schema}.jobs;

@@ -6,6 +6,13 @@
 -- A conflict (a key held for a different request) is returned as data, never raised: the
 -- statement may run in an application's own transaction, which an error would abort, and
 -- PostgreSQL would log every conflict as an ERROR.
+--
+-- The functions that enqueue (enqueue_keyed, enqueue_one, enqueue_flow, enqueue) turn
+-- sequential scans off for their own run, as FlexiQ's own connections do for every statement:
+-- on an application's connection the session's settings are the application's, and a session
+-- that first enqueued while the table was empty planned each lookup of a key's holder as a read
+-- of the whole table (free, then) and kept that plan while the table filled, until the table
+-- was next analyzed. The setting costs each call a few microseconds.
 
 -- Earlier versions took no p_flow, then no payload codec; a different parameter list would
 -- make a second function.
@@ -181,7 +188,7 @@ CREATE OR REPLACE FUNCTION {schema}.enqueue_keyed(
     p_payload_digest bytea[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
     p_id_rank integer[])
 RETURNS TABLE (job_id bigint, created boolean, conflict jsonb)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
     v_job bigint[];
     v_created boolean[];

@@ -32,7 +32,8 @@ CREATE OR REPLACE FUNCTION {schema}.enqueue_one(
     p_payload_digest bytea[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
     p_id_rank integer[], p_announce boolean)
 RETURNS TABLE (job_id bigint, created boolean, conflict jsonb)
-LANGUAGE plpgsql AS $$
+-- Sequential scans off: see enqueue_keyed.sql.
+LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
     v_id bigint;
     v_usable boolean;

@@ -476,3 +476,86 @@ async fn the_announcement_keeps_its_plan_between_calls() {
     .await;
     assert_eq!(language, 1, "announce is PL/pgSQL");
 }
+
+/// On the application's connection, and on any other producer's, the functions that enqueue
+/// run under that session's settings, which FlexiQ does not choose. A session that first
+/// enqueued while the table was empty (a new deployment, a drained queue) made its plans then,
+/// when reading the whole table cost nothing, and keeps them while the table fills, until the
+/// table is next analyzed. So the functions carry their own setting: past those first calls, a
+/// replay and a fresh key, one at a time and in a batch, read only their own keys.
+#[tokio::test]
+async fn keyed_enqueues_on_a_session_of_default_settings_read_only_their_keys_planned_empty() {
+    let client = common::client().await;
+    let schema = client.schema();
+    let sql = |text: &str| text.replace("{schema}", schema);
+    let mut c = PgConnection::connect(&common::server().url())
+        .await
+        .expect("connect");
+    c.execute(sql("ALTER TABLE {schema}.jobs SET (autovacuum_enabled = false)").as_str())
+        .await
+        .expect("autovacuum off");
+    c.execute(sql("ANALYZE {schema}.jobs").as_str())
+        .await
+        .expect("analyze");
+    let one = |digest: &str| {
+        format!(
+            "SELECT job_id, created FROM {schema}.enqueue_one{}",
+            one_entry(digest)
+        )
+    };
+    let batch = |first: &str, second: &str| {
+        let args = ENQUEUE_ARGS.replace(
+            "ARRAY['\\x01', '\\x02']::bytea[]",
+            &format!("ARRAY[{first}, {second}]"),
+        );
+        assert_ne!(args, ENQUEUE_ARGS);
+        format!("SELECT created FROM {schema}.enqueue_keyed{args}")
+    };
+    // Enough runs for each function's statements to settle on a cached plan, while the table
+    // holds only their own jobs.
+    for i in 0..8 {
+        let _: (i64, bool) = sqlx::query_as(&one(&format!("sha256('early-{i}')")))
+            .fetch_one(&mut c)
+            .await
+            .expect("early single enqueue");
+        let _: Vec<bool> = sqlx::query_scalar(&batch(
+            &format!("sha256('early-a{i}')"),
+            &format!("sha256('early-b{i}')"),
+        ))
+        .fetch_all(&mut c)
+        .await
+        .expect("early batch");
+    }
+    for text in [FILL, KEY] {
+        let n = if text == FILL { JOBS } else { KEYED_ONE_IN };
+        sqlx::query(&sql(text))
+            .bind(n)
+            .execute(&mut c)
+            .await
+            .expect(text);
+    }
+    let before = reads(&mut c, schema).await;
+    // Job 200 holds this key for an equivalent request.
+    let replayed: (i64, bool) = sqlx::query_as(&one("sha256('200')"))
+        .fetch_one(&mut c)
+        .await
+        .expect("replay");
+    assert_eq!(replayed, (200, false));
+    let placed: (i64, bool) = sqlx::query_as(&one("sha256('late')"))
+        .fetch_one(&mut c)
+        .await
+        .expect("fresh key");
+    assert!(placed.1, "a free key makes a job");
+    let created: Vec<bool> = sqlx::query_scalar(&batch("sha256('400')", "sha256('late-batch')"))
+        .fetch_all(&mut c)
+        .await
+        .expect("batch");
+    assert_eq!(created, [false, true]);
+    let read = reads(&mut c, schema).await - before;
+    let held = JOBS / KEYED_ONE_IN;
+    assert!(
+        read < 30,
+        "two single enqueues and a batch of two read {read} rows and index entries; {held} keys \
+         are held"
+    );
+}
