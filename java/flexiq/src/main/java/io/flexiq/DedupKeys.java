@@ -6,6 +6,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -31,6 +32,11 @@ public final class DedupKeys {
      * @param serializedPayload the payload as the task's serializer emitted it, before any codec
      */
     public static Optional<String> resolve(Task<?> task, EnqueueOptions options, byte[] serializedPayload) {
+        Task.require(task);
+        Objects.requireNonNull(options, "options");
+        if (serializedPayload == null) {
+            throw new IllegalArgumentException("payload must not be null");
+        }
         return Optional.ofNullable(resolveOrNull(task, options, serializedPayload));
     }
 

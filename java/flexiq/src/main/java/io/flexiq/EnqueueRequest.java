@@ -15,7 +15,7 @@ public final class EnqueueRequest<T> {
     private final EnqueueOptions options;
 
     private EnqueueRequest(Task<T> task, T payload, EnqueueOptions options) {
-        this.task = Objects.requireNonNull(task, "task");
+        this.task = Task.require(task);
         this.payload = payload;
         this.options = Objects.requireNonNull(options, "options");
     }

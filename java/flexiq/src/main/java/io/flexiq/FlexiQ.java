@@ -155,13 +155,13 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private <T> EnqueueBatch one(Task<T> task, T payload, EnqueueOptions options) {
         requireOpen();
         EnqueueBatch batch = new EnqueueBatch(1, storedPayloads, keyRetention, listeners);
-        batch.add(requireTask(task), payload, Objects.requireNonNull(options, "options"), serializer);
+        batch.add(Task.require(task), payload, Objects.requireNonNull(options, "options"), serializer);
         return batch;
     }
 
     private <T> EnqueueBatch many(Task<T> task, List<? extends T> payloads, EnqueueOptions options) {
         requireOpen();
-        requireTask(task);
+        Task.require(task);
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(payloads, "payloads");
         EnqueueBatch batch = new EnqueueBatch(payloads.size(), storedPayloads, keyRetention, listeners);
@@ -723,13 +723,6 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         if (closed.get()) {
             throw new IllegalStateException("this FlexiQ client is closed");
         }
-    }
-
-    private static <T> Task<T> requireTask(Task<T> task) {
-        if (task == null) {
-            throw new IllegalArgumentException("task must not be null");
-        }
-        return task;
     }
 
     private static long parseId(String jobId) {

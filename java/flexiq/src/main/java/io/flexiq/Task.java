@@ -38,6 +38,17 @@ public final class Task<T> {
         return new Task<>(name, payloadType, false);
     }
 
+    /**
+     * {@code task} itself; {@link IllegalArgumentException} when it is null, as every call that
+     * takes a task says (see the README's Errors).
+     */
+    static <T> Task<T> require(Task<T> task) {
+        if (task == null) {
+            throw new IllegalArgumentException("task must not be null");
+        }
+        return task;
+    }
+
     /** Returns a copy of this task whose enqueues derive a dedup key unless a call says otherwise. */
     public Task<T> idempotent(boolean idempotent) {
         return new Task<>(name, payloadType, idempotent);

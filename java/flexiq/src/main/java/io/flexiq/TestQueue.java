@@ -55,9 +55,10 @@ public final class TestQueue implements JobQueue {
      * Runs the jobs of {@code task} with {@code handler}; replaces an earlier handler of the task.
      *
      * @return this queue
+     * @throws IllegalArgumentException if the task is null
      */
     public <T> TestQueue handle(Task<T> task, JobHandler<T> handler) {
-        Objects.requireNonNull(task, "task");
+        Task.require(task);
         handlers.put(task.name(), new Registered<>(task, Objects.requireNonNull(handler, "handler")));
         return this;
     }
@@ -70,7 +71,7 @@ public final class TestQueue implements JobQueue {
      */
     @Override
     public <T> EnqueueResult enqueueWithResult(Task<T> task, T payload, EnqueueOptions options) {
-        Objects.requireNonNull(task, "task");
+        Task.require(task);
         Objects.requireNonNull(options, "options");
         Registered<?> registered = handlers.get(task.name());
         if (registered == null) {
@@ -90,6 +91,7 @@ public final class TestQueue implements JobQueue {
     /** Runs each entry's handler in turn; see {@link #enqueueWithResult(Task, Object, EnqueueOptions)}. */
     @Override
     public <T> List<String> enqueueMany(Task<T> task, List<? extends T> payloads, EnqueueOptions options) {
+        Task.require(task);
         List<String> ids = new ArrayList<>(Objects.requireNonNull(payloads, "payloads").size());
         for (T payload : payloads) {
             ids.add(enqueueWithResult(task, payload, options).jobId());

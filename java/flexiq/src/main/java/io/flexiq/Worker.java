@@ -229,10 +229,10 @@ public final class Worker implements AutoCloseable {
         /**
          * Runs the jobs of {@code task} with {@code handler}.
          *
-         * @throws IllegalArgumentException if the task already has a handler here
+         * @throws IllegalArgumentException if the task is null or already has a handler here
          */
         public <T> Builder handle(Task<T> task, JobHandler<T> handler) {
-            Objects.requireNonNull(task, "task");
+            Task.require(task);
             Objects.requireNonNull(handler, "handler");
             if (handlers.putIfAbsent(task.name(), new TaskHandler<>(task, handler)) != null) {
                 throw new IllegalArgumentException("task " + task.name() + " already has a handler");

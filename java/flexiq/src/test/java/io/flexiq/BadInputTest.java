@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Bad input is refused in Java, with a message that says what is wrong, before any native call. */
@@ -150,6 +151,21 @@ class BadInputTest {
         refused("scope must not be empty", () -> EnqueueOptions.builder().scope(""));
         refused("queue must not contain a NUL character (found at byte 1)", () -> EnqueueOptions.builder().queue("q\0"));
         refused("tag must not be empty", () -> EnqueueOptions.builder().tags("ok", ""));
+    }
+
+    @Test
+    void aNullTaskIsRefusedAlikeByEveryCallThatTakesOne() {
+        JobHandler<String> nothing = (payload, job) -> { };
+        refused("task must not be null", () -> EnqueueRequest.of(null, "x"));
+        refused("task must not be null", () -> EnqueueRequest.of(null, "x", EnqueueOptions.defaults()));
+        refused("task must not be null", () -> new Worker.Builder(null).handle(null, nothing));
+        refused("task must not be null", () -> TestQueue.create().handle(null, nothing));
+        refused("task must not be null", () -> TestQueue.create().enqueue(null, "x"));
+        refused("task must not be null",
+                () -> TestQueue.create().enqueueMany(null, List.of(), EnqueueOptions.defaults()));
+        refused("task must not be null", () -> DedupKeys.resolve(null, EnqueueOptions.defaults(), new byte[0]));
+        refused("payload must not be null",
+                () -> DedupKeys.resolve(Task.of("t", String.class), EnqueueOptions.defaults(), null));
     }
 
     /** A bean whose getter throws: Jackson cannot serialize it. */

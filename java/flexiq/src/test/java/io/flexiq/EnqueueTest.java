@@ -60,9 +60,13 @@ class EnqueueTest {
     }
 
     @Test
-    void aNullPayloadIsStoredAsJsonNullAndNullListsAreRefusedByName() {
+    void aNullPayloadIsStoredAsJsonNullAndNullTasksAndListsAreRefused() {
         String id = queue.enqueue(CHARGE, null);
         assertEquals(Optional.of("null"), queue.getPayload(id));
+        assertEquals("task must not be null",
+                assertThrows(IllegalArgumentException.class, () -> queue.enqueue(null, new Order(1, 1))).getMessage());
+        assertEquals("task must not be null", assertThrows(IllegalArgumentException.class,
+                () -> queue.enqueueMany(null, List.of(), EnqueueOptions.defaults())).getMessage());
         NullPointerException noList = assertThrows(NullPointerException.class,
                 () -> queue.enqueueMany(CHARGE, null, EnqueueOptions.defaults()));
         assertEquals("payloads", noList.getMessage());
