@@ -3,7 +3,7 @@
 --
 -- {announce}: whether a new job due now is announced within the statement, so that PostgreSQL
 -- delivers the wake-up when the caller's transaction commits; FlexiQ's own connections announce
--- after the commit instead.
+-- after the commit instead, but for a single enqueue that no other overlaps.
 SELECT o.job_id, o.created, o.conflict::text, NULL::text AS decision
   FROM {schema}.enqueue_one($1::bytea[], $2::text[], $3::text[], $4::integer[], $5::bigint[],
            $6::bigint[], $7::integer[], $8::bigint[], $9::bigint[], $10::double precision[],

@@ -1,4 +1,6 @@
-//! Wake-up announcements for the jobs that enqueues on the client's own connections make.
+//! Wake-up announcements for the jobs that enqueues on the client's own connections make,
+//! except a single enqueue that no other overlaps, which announces within its own statement
+//! (see the `grouping` module).
 //!
 //! They are sent after the enqueue has committed, in a transaction of their own whose commit
 //! does not wait for its disk flush (`announce.sql`): a `NOTIFY` inside the enqueueing

@@ -63,6 +63,9 @@ pub(crate) struct Statements {
     /// The enqueue statements as FlexiQ's own connections run them: new jobs are announced
     /// after the commit (`announce`).
     pub enqueue: EnqueueStatements,
+    /// The same, announcing new jobs within the statement, for a single enqueue that no other
+    /// overlaps (`grouping`): its wake-up goes out with its commit, one round trip sooner.
+    pub enqueue_announcing: EnqueueStatements,
     /// The same for a binding to run in the application's transaction, with JDBC's `?`
     /// placeholders: new jobs are announced within the statement, delivered at the commit.
     pub enqueue_in_transaction: EnqueueStatements,
@@ -112,12 +115,14 @@ pub(crate) struct EnqueueStatements {
 }
 
 impl EnqueueStatements {
-    fn for_schema(s: &Schema, in_transaction: bool) -> EnqueueStatements {
+    /// `announce`: whether new jobs are announced within the statement; `jdbc`: with JDBC's `?`
+    /// placeholders.
+    fn for_schema(s: &Schema, announce: bool, jdbc: bool) -> EnqueueStatements {
         let text = |template: &str| {
             let sql = s
                 .statement(template)
-                .replace("{announce}", if in_transaction { "true" } else { "false" });
-            if in_transaction {
+                .replace("{announce}", if announce { "true" } else { "false" });
+            if jdbc {
                 statement::positional(&sql)
             } else {
                 sql
@@ -175,8 +180,9 @@ impl ListStatements {
 impl Statements {
     fn for_schema(s: &Schema) -> Statements {
         Statements {
-            enqueue: EnqueueStatements::for_schema(s, false),
-            enqueue_in_transaction: EnqueueStatements::for_schema(s, true),
+            enqueue: EnqueueStatements::for_schema(s, false, false),
+            enqueue_announcing: EnqueueStatements::for_schema(s, true, false),
+            enqueue_in_transaction: EnqueueStatements::for_schema(s, true, true),
             enqueue_calls: s.statement(include_str!("../sql/enqueue_calls.sql")),
             insert_calls: s.statement(include_str!("../sql/insert_calls.sql")),
             replay_one: s.statement(include_str!("../sql/replay_one.sql")),

@@ -6,7 +6,8 @@
 //!
 //! On the client's own connections the statement commits alone (concurrent single enqueues may
 //! share one, see the `grouping` module), and the queues of its new
-//! jobs are announced to idle workers afterwards (see the `announcer` module).
+//! jobs are announced to idle workers afterwards (see the `announcer` module), or within the
+//! statement for a single enqueue that no other overlaps ([`Announce`]).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -17,7 +18,7 @@ use sqlx::postgres::PgRow;
 use sqlx::Row;
 
 use crate::batch::{Columns, KeyedBatch};
-use crate::client::Client;
+use crate::client::{Client, EnqueueStatements};
 use crate::error::{Conflict, Error, Result};
 use crate::keys;
 use crate::pool::Repeat;
@@ -159,14 +160,26 @@ impl Client {
     pub async fn enqueue_many(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
         match requests {
             [one] => Ok(vec![self.enqueue_grouped(one).await?]),
-            _ => self.enqueue_statement(requests).await,
+            _ => {
+                self.enqueue_statement(requests, Announce::AfterCommit)
+                    .await
+            }
         }
     }
 
-    /// Enqueues `requests` in one statement of their own.
-    pub(crate) async fn enqueue_statement(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
+    /// Enqueues `requests` in one statement of their own, announcing their new jobs as
+    /// `announce` says.
+    pub(crate) async fn enqueue_statement(
+        &self,
+        requests: &[JobRequest],
+        announce: Announce,
+    ) -> Result<Vec<Enqueued>> {
         let prepared = PreparedEnqueue::new(requests)?;
-        let Some(sql) = self.statement(&prepared, false) else {
+        let statements = match announce {
+            Announce::AfterCommit => &self.sql.enqueue,
+            Announce::Within => &self.sql.enqueue_announcing,
+        };
+        let Some(sql) = statements.choose(&prepared) else {
             return Ok(Vec::new());
         };
         let rows = self
@@ -182,7 +195,7 @@ impl Client {
                 })
             })
             .collect::<sqlx::Result<Vec<_>>>()?;
-        if rows.iter().any(|r| r.created) {
+        if announce == Announce::AfterCommit && rows.iter().any(|r| r.created) {
             self.announcer.announce(prepared.due_queues());
         }
         prepared.resolve(&rows)
@@ -224,19 +237,36 @@ impl Client {
     /// placeholders; the statement then announces its new jobs itself, and PostgreSQL
     /// delivers the announcement when the application commits.
     pub fn statement(&self, prepared: &PreparedEnqueue<'_>, in_transaction: bool) -> Option<&str> {
-        let sql = if in_transaction {
-            &self.sql.enqueue_in_transaction
+        if in_transaction {
+            self.sql.enqueue_in_transaction.choose(prepared)
         } else {
-            &self.sql.enqueue
-        };
+            self.sql.enqueue.choose(prepared)
+        }
+    }
+}
+
+/// When the new jobs of an enqueue on FlexiQ's own connections are announced to idle workers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Announce {
+    /// By the announcer, in a transaction of its own after the enqueue commits, so that
+    /// concurrent enqueues never wait for each other's commits (see the `announcer` module).
+    AfterCommit,
+    /// Within the enqueue's own statement, delivered at its commit: for an enqueue that no
+    /// other overlaps, whose wake-up then saves the announcer's round trip.
+    Within,
+}
+
+impl EnqueueStatements {
+    /// The statement for a prepared enqueue; `None` when there is nothing to send.
+    fn choose(&self, prepared: &PreparedEnqueue<'_>) -> Option<&str> {
         match (&prepared.shape, &prepared.plan.0) {
             (Shape::Empty, _) => None,
-            (Shape::Unkeyed(_), _) => Some(&sql.insert_unkeyed),
-            (Shape::Keyed(_), _) if prepared.collapses() => Some(&sql.enqueue_flow),
+            (Shape::Unkeyed(_), _) => Some(&self.insert_unkeyed),
+            (Shape::Keyed(_), _) if prepared.collapses() => Some(&self.enqueue_flow),
             (Shape::Keyed(_), PlanKind::Keyed { sent, .. }) if sent.len() == 1 => {
-                Some(&sql.enqueue_one_keyed)
+                Some(&self.enqueue_one_keyed)
             }
-            (Shape::Keyed(_), _) => Some(&sql.enqueue_keyed),
+            (Shape::Keyed(_), _) => Some(&self.enqueue_keyed),
         }
     }
 }

@@ -49,7 +49,7 @@ use tokio::sync::{oneshot, Notify};
 
 use crate::batch::KeyedBatch;
 use crate::client::Client;
-use crate::enqueue::{now_micros, repeat_for, Enqueued, Outcome};
+use crate::enqueue::{now_micros, repeat_for, Announce, Enqueued, Outcome};
 use crate::error::{Error, Result};
 use crate::pool::Repeat;
 use crate::request::JobRequest;
@@ -156,6 +156,16 @@ impl Grouping {
                 return;
             }
         }
+    }
+
+    /// Whether the caller, holding a lane with no call to send with, overlaps no other single
+    /// enqueue: no other lane is in use and no call waits. Such a call announces its job within
+    /// its own statement; a `NOTIFY` there holds PostgreSQL's notification lock through the
+    /// commit's disk flush, which only a concurrent enqueue announcing the same way would wait
+    /// for.
+    fn alone(&self) -> bool {
+        let state = self.state();
+        state.busy.len() == 1 && state.waiting.is_empty()
     }
 
     /// Notes the size of the batch whose calls have just been answered.
@@ -327,7 +337,7 @@ impl Client {
         request.validate()?;
         // enqueue_calls.sql replays or inserts; a debounce or throttle decides in its own statement.
         if request.flow.collapses() {
-            return self.enqueue_alone(request).await;
+            return self.enqueue_alone(request, Announce::AfterCommit).await;
         }
         let replay = if request.key.is_some() && self.grouping.replaying() {
             self.replay_of(request).await
@@ -413,7 +423,12 @@ impl Client {
             .map(|w| (w.request, w.reply))
             .unzip();
         if requests.is_empty() {
-            let answer = self.enqueue_alone(request).await;
+            let announce = if self.grouping.alone() {
+                Announce::Within
+            } else {
+                Announce::AfterCommit
+            };
+            let answer = self.enqueue_alone(request, announce).await;
             self.grouping.answered(1);
             return answer;
         }
@@ -447,7 +462,7 @@ impl Client {
                     match tokio::time::timeout(rest, &mut ticket.turn).await {
                         Ok(turn) => turn,
                         Err(_) if ticket.withdraw() => {
-                            return Err(self.enqueue_alone(request).await)
+                            return Err(self.enqueue_alone(request, Announce::AfterCommit).await)
                         }
                         // Taken into a batch, or handed a lane, just now.
                         Err(_) => (&mut ticket.turn).await,
@@ -459,7 +474,9 @@ impl Client {
             Ok(Turn::Answered(answer)) => Err(answer),
             Ok(Turn::Lead(since)) => Ok(since),
             // The call leading the batch was dropped halfway: a keyed job may go again.
-            Err(_) if request.key.is_some() => Err(self.enqueue_alone(request).await),
+            Err(_) if request.key.is_some() => {
+                Err(self.enqueue_alone(request, Announce::AfterCommit).await)
+            }
             Err(_) => Err(Err(Error::Unavailable(
                 "the call that carried this unkeyed enqueue was abandoned before PostgreSQL \
                  answered, so whether the job was written is unknown; look for it before \
@@ -469,9 +486,9 @@ impl Client {
         }
     }
 
-    async fn enqueue_alone(&self, request: &JobRequest) -> Result<Enqueued> {
+    async fn enqueue_alone(&self, request: &JobRequest, announce: Announce) -> Result<Enqueued> {
         let mut one = self
-            .enqueue_statement(std::slice::from_ref(request))
+            .enqueue_statement(std::slice::from_ref(request), announce)
             .await?;
         one.pop()
             .ok_or_else(|| Error::Storage("enqueue returned no row".into()))
@@ -480,7 +497,7 @@ impl Client {
     /// One answer per call of the batch, as each call would have had alone.
     async fn enqueue_batch_of_calls(&self, batch: &[JobRequest]) -> Vec<Result<Enqueued>> {
         let outcome = if batch.iter().all(|r| r.key.is_none()) {
-            self.enqueue_statement(batch)
+            self.enqueue_statement(batch, Announce::AfterCommit)
                 .await
                 .map(|jobs| jobs.into_iter().map(Some).collect())
         } else {
@@ -510,7 +527,7 @@ impl Client {
         for (request, answer) in batch.iter().zip(answers) {
             out.push(match answer {
                 Some(job) => Ok(job),
-                None => self.enqueue_alone(request).await,
+                None => self.enqueue_alone(request, Announce::AfterCommit).await,
             });
         }
         out

@@ -12,8 +12,8 @@
 --
 -- p_announce: whether a new job due now is announced here, so that PostgreSQL delivers the
 -- wake-up when the caller's transaction commits. FlexiQ's own connections announce after the
--- commit instead (announce.sql): a NOTIFY in the enqueueing transaction would make concurrent
--- commits wait for each other's disk flush.
+-- commit instead (announce.sql), but for a single enqueue that no other overlaps: a NOTIFY in
+-- the enqueueing transaction would make concurrent commits wait for each other's disk flush.
 -- Earlier versions took no p_flow, then no payload codec; a different parameter list would
 -- make a second function.
 DROP FUNCTION IF EXISTS {schema}.enqueue_one(bytea[], text[], text[], integer[], bigint[], bigint[], integer[],

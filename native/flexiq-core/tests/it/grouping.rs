@@ -389,3 +389,45 @@ async fn the_first_statement_inserts_the_free_keys_and_leaves_a_held_one_without
     assert_eq!(after - before, 1, "the held key drew no id");
     assert_eq!(common::job_count(&client).await, 3);
 }
+
+/// Announcements sent by the announcer, after an enqueue's commit, so far.
+async fn announcements_after_commit(client: &flexiq_core::Client) -> i64 {
+    common::statements_like(client, "%{schema}.announce($1::text[])%").await
+}
+
+/// A single enqueue that no other overlaps announces its new job within its own statement:
+/// the wake-up goes out with its commit, a round trip before the announcer's would. Calls sent
+/// together leave theirs to the announcer, so that their commits never wait for each other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lone_enqueue_announces_with_its_commit_and_shared_ones_after_it() {
+    let client = Arc::new(common::client().await);
+    let mut listener = sqlx::postgres::PgListener::connect(&common::server().url())
+        .await
+        .expect("listener");
+    listener
+        .listen(&format!("flexiq_{}", client.schema()))
+        .await
+        .expect("listen");
+    let before = announcements_after_commit(&client).await;
+    for request in [job(None, "{}"), job(Some("lone"), "{}")] {
+        client.enqueue(&request).await.expect("lone enqueue");
+        let woken = tokio::time::timeout(Duration::from_secs(10), listener.recv())
+            .await
+            .expect("a wake-up")
+            .expect("notification");
+        assert_eq!(woken.payload(), "default");
+    }
+    assert_eq!(announcements_after_commit(&client).await - before, 0);
+
+    let shared = shared_statements(&client).await;
+    burst(&client, 8, 20, |t, c| format!("together-{t}-{c}")).await;
+    assert!(shared_statements(&client).await - shared > 0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while announcements_after_commit(&client).await == before {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "shared statements are announced after their commit"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
