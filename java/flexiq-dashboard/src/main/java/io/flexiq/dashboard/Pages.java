@@ -266,8 +266,14 @@ final class Pages {
         return PageResponse.html(200, Html.page(request, "Job " + job.id(), banner(request), body.toString()));
     }
 
-    /** The payload section: as the redactor shows it, or why it cannot be decoded; empty without a job. */
+    /**
+     * The payload section: as the redactor shows it, or why it cannot be decoded; empty without a
+     * job. A payload the redactor hides unread is neither fetched nor decoded.
+     */
     private String payload(JobInfo job) {
+        if (!redactor.reads(job)) {
+            return "<h2>Payload</h2><pre>" + esc(redactor.redact(job, null)) + "</pre>";
+        }
         Optional<String> payload;
         try {
             payload = flexiq.getPayload(job.id());

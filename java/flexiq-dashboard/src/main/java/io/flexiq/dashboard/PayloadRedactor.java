@@ -13,9 +13,19 @@ public interface PayloadRedactor {
      * The text to show for this job's payload, escaped by the dashboard.
      *
      * @param job the job, for redacting by task or queue
-     * @param payloadJson the payload's JSON (decoded, if a payload codec encoded it)
+     * @param payloadJson the payload's JSON (decoded, if a payload codec encoded it); null when
+     *     {@link #reads(JobInfo)} said the page need not read it
      */
     String redact(JobInfo job, String payloadJson);
+
+    /**
+     * Whether the page reads, and decodes, this job's payload before {@link #redact} shows it.
+     * A redactor that hides some payloads whatever they hold says false for them, so that the
+     * dashboard neither fetches nor decrypts what it will not show. True unless overridden.
+     */
+    default boolean reads(JobInfo job) {
+        return true;
+    }
 
     /** Shows every payload, those a payload codec encrypted decoded. */
     static PayloadRedactor showAll() {
@@ -27,14 +37,34 @@ public interface PayloadRedactor {
      * what the application encrypts, operators see only where it says so. The default.
      */
     static PayloadRedactor showUnencrypted() {
-        return (job, payloadJson) -> job.payloadCodec()
-                .map(codec -> "(encoded by payload codec " + codec + ": not shown; the application may show it"
-                        + " with another PayloadRedactor)")
-                .orElse(payloadJson);
+        return new PayloadRedactor() {
+            @Override
+            public String redact(JobInfo job, String payloadJson) {
+                return job.payloadCodec()
+                        .map(codec -> "(encoded by payload codec " + codec + ": not shown; the application may show"
+                                + " it with another PayloadRedactor)")
+                        .orElse(payloadJson);
+            }
+
+            @Override
+            public boolean reads(JobInfo job) {
+                return job.payloadCodec().isEmpty();
+            }
+        };
     }
 
     /** Shows no payload at all. */
     static PayloadRedactor hideAll() {
-        return (job, payloadJson) -> "(hidden)";
+        return new PayloadRedactor() {
+            @Override
+            public String redact(JobInfo job, String payloadJson) {
+                return "(hidden)";
+            }
+
+            @Override
+            public boolean reads(JobInfo job) {
+                return false;
+            }
+        };
     }
 }

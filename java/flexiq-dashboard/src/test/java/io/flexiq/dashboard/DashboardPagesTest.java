@@ -8,6 +8,7 @@ import io.flexiq.AesGcmPayloadCodec;
 import io.flexiq.EnqueueOptions;
 import io.flexiq.FlexiQ;
 import io.flexiq.JobState;
+import io.flexiq.PayloadCodec;
 import io.flexiq.Task;
 import io.flexiq.Worker;
 import io.flexiq.test.FlexiQExtension;
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -109,6 +111,50 @@ class DashboardPagesTest {
                 String shown = get(showing, "/jobs/" + id);
                 assertTrue(shown.contains("Ada Lovelace"), shown);
             }
+        }
+    }
+
+    /** A payload codec that counts what it decodes. */
+    private static final class CountingCodec implements PayloadCodec {
+        final AtomicInteger decoded = new AtomicInteger();
+        private final PayloadCodec codec = AesGcmPayloadCodec.builder().key("k1", new byte[32]).build();
+
+        @Override
+        public String id() {
+            return codec.id();
+        }
+
+        @Override
+        public byte[] encode(String task, byte[] payload) {
+            return codec.encode(task, payload);
+        }
+
+        @Override
+        public byte[] decode(String task, byte[] stored) {
+            decoded.incrementAndGet();
+            return codec.decode(task, stored);
+        }
+    }
+
+    @Test
+    void payloadsTheRedactorHidesAreNeitherReadNorDecrypted(PostgresServer server) throws Exception {
+        CountingCodec codec = new CountingCodec();
+        try (FlexiQ encrypting = FlexiQ.builder(server.url()).schema(flexiq.schema()).payloadCodec(codec).build()) {
+            String id = encrypting.enqueue(CHARGE, new Card("Grace Hopper", "5555555555554444"));
+            for (PayloadRedactor hiding : List.of(PayloadRedactor.showUnencrypted(), PayloadRedactor.hideAll())) {
+                try (Dashboard byDefault = Dashboard.builder(encrypting).port(0)
+                        .authenticator(DashboardAuthenticator.permitAllOnLoopback()).redactor(hiding).start()) {
+                    String page = get(byDefault, "/jobs/" + id);
+                    assertFalse(page.contains("Hopper"), page);
+                }
+            }
+            assertEquals(0, codec.decoded.get());
+            try (Dashboard showing = Dashboard.builder(encrypting).port(0)
+                    .authenticator(DashboardAuthenticator.permitAllOnLoopback()).redactor(PayloadRedactor.showAll())
+                    .start()) {
+                assertTrue(get(showing, "/jobs/" + id).contains("Grace Hopper"));
+            }
+            assertEquals(1, codec.decoded.get());
         }
     }
 
