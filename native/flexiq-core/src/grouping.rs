@@ -160,9 +160,10 @@ impl Grouping {
 
     /// Whether the caller, holding a lane with no call to send with, overlaps no other single
     /// enqueue: no other lane is in use and no call waits. Such a call announces its job within
-    /// its own statement; a `NOTIFY` there holds PostgreSQL's notification lock through the
-    /// commit's disk flush, which only a concurrent enqueue announcing the same way would wait
-    /// for.
+    /// its own statement. A `NOTIFY` there holds PostgreSQL's notification lock through the
+    /// commit's disk flush; only other commits that notify wait for it (the announcer's, an
+    /// enqueue in an application's transaction), never the statements of calls sent together,
+    /// which leave their wake-ups to the announcer.
     fn alone(&self) -> bool {
         let state = self.state();
         state.busy.len() == 1 && state.waiting.is_empty()

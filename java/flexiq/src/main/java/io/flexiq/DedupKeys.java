@@ -30,6 +30,8 @@ public final class DedupKeys {
      * Resolves the key an enqueue of {@code task} with {@code options} would use.
      *
      * @param serializedPayload the payload as the task's serializer emitted it, before any codec
+     * @throws IllegalArgumentException if the task or the serialized payload is null
+     * @throws NullPointerException if the options are null
      */
     public static Optional<String> resolve(Task<?> task, EnqueueOptions options, byte[] serializedPayload) {
         Task.require(task);
