@@ -168,7 +168,18 @@ UPDATE {schema}.jobs SET state = 'available', attempt = 0, started_at = NULL,
                          lease_expires_at = NULL, claim_token = NULL
  WHERE id > $1";
 
-async fn prepare(client: &Client, stats: Stats) -> PgConnection {
+/// Runs `text` with `n` bound, on the schema of `schema`.
+async fn run(c: &mut PgConnection, schema: &str, text: &str, n: i64) {
+    sqlx::query(&text.replace("{schema}", schema))
+        .bind(n)
+        .execute(c)
+        .await
+        .expect(text);
+}
+
+/// A session of PostgreSQL's default settings, on a table whose statistics came as `stats`
+/// says.
+async fn session(client: &Client, stats: Stats) -> PgConnection {
     let mut c = PgConnection::connect(&common::server().url())
         .await
         .expect("connect");
@@ -178,50 +189,49 @@ async fn prepare(client: &Client, stats: Stats) -> PgConnection {
         .await
         .expect("autovacuum off");
     let analyze = sql("ANALYZE {schema}.jobs");
-    let run = async |c: &mut PgConnection, text: &str, n: i64| {
-        sqlx::query(&sql(text))
-            .bind(n)
-            .execute(c)
-            .await
-            .expect(text);
-    };
     match stats {
         Stats::AnalyzedWhileNothingRuns => {
-            run(&mut c, FILL, JOBS).await;
-            run(&mut c, KEY, KEYED_ONE_IN).await;
+            run(&mut c, schema, FILL, JOBS).await;
+            run(&mut c, schema, KEY, KEYED_ONE_IN).await;
             c.execute(analyze.as_str()).await.expect("analyze");
-            run(&mut c, START, RUNNING).await;
+            run(&mut c, schema, START, RUNNING).await;
         }
         Stats::AnalyzedWhileAllRun => {
-            run(&mut c, FILL, JOBS).await;
-            run(&mut c, KEY, KEYED_ONE_IN).await;
-            run(&mut c, START, JOBS).await;
+            run(&mut c, schema, FILL, JOBS).await;
+            run(&mut c, schema, KEY, KEYED_ONE_IN).await;
+            run(&mut c, schema, START, JOBS).await;
             c.execute(analyze.as_str()).await.expect("analyze");
-            run(&mut c, STOP, RUNNING).await;
+            run(&mut c, schema, STOP, RUNNING).await;
         }
         Stats::NeverAnalyzed => {
-            run(&mut c, FILL, JOBS).await;
-            run(&mut c, KEY, KEYED_ONE_IN).await;
-            run(&mut c, START, RUNNING).await;
+            run(&mut c, schema, FILL, JOBS).await;
+            run(&mut c, schema, KEY, KEYED_ONE_IN).await;
+            run(&mut c, schema, START, RUNNING).await;
         }
         Stats::AnalyzedEmptyThenFilled => {
             c.execute(analyze.as_str()).await.expect("analyze");
-            run(&mut c, FILL, JOBS).await;
-            run(&mut c, KEY, KEYED_ONE_IN).await;
-            run(&mut c, START, RUNNING).await;
+            run(&mut c, schema, FILL, JOBS).await;
+            run(&mut c, schema, KEY, KEYED_ONE_IN).await;
+            run(&mut c, schema, START, RUNNING).await;
         }
         Stats::PlannedEmpty => {
             c.execute(analyze.as_str()).await.expect("analyze");
         }
         Stats::AnalyzedBeforeAnyKey => {
-            run(&mut c, FILL, JOBS).await;
+            run(&mut c, schema, FILL, JOBS).await;
             c.execute(analyze.as_str()).await.expect("analyze");
-            run(&mut c, KEY, KEYED_ONE_IN).await;
-            run(&mut c, START, RUNNING).await;
+            run(&mut c, schema, KEY, KEYED_ONE_IN).await;
+            run(&mut c, schema, START, RUNNING).await;
         }
     }
-    // The plan a prepared statement settles on after its first runs, whatever its values, with
-    // the settings of FlexiQ's own connections.
+    c
+}
+
+/// A session with the settings of FlexiQ's own connections, on a table whose statistics came
+/// as `stats` says: the plan a prepared statement settles on after its first runs, whatever
+/// its values.
+async fn prepare(client: &Client, stats: Stats) -> PgConnection {
+    let mut c = session(client, stats).await;
     c.execute("SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off")
         .await
         .expect("generic plans");
@@ -385,13 +395,8 @@ async fn a_keyed_batch_reads_only_its_own_keys_analyzed_before_any_key() {
     let mut c = prepare(&client, Stats::AnalyzedBeforeAnyKey).await;
     let before = reads(&mut c, schema).await;
     // Job 200 holds the first key; the second is free.
-    let args = ENQUEUE_ARGS.replace(
-        "ARRAY['\\x01', '\\x02']::bytea[]",
-        "ARRAY[sha256('200'), sha256('free')]",
-    );
-    assert_ne!(args, ENQUEUE_ARGS);
     let created: Vec<bool> =
-        sqlx::query_scalar(&format!("SELECT created FROM {schema}.enqueue_keyed{args}"))
+        sqlx::query_scalar(&enqueue_keyed(schema, "sha256('200')", "sha256('free')"))
             .fetch_all(&mut c)
             .await
             .expect("enqueue_keyed");
@@ -404,16 +409,28 @@ async fn a_keyed_batch_reads_only_its_own_keys_analyzed_before_any_key() {
     );
 }
 
-/// One keyed entry for `enqueue_one`: an equivalent of the filled jobs' request, under `digest`.
-fn one_entry(digest: &str) -> String {
+/// A call of `enqueue_one` with one keyed entry: an equivalent of the filled jobs' request,
+/// under `digest`.
+fn enqueue_one(schema: &str, digest: &str) -> String {
     format!(
-        "(ARRAY['\\x7b7d']::bytea[], ARRAY['default'], ARRAY['t'], ARRAY[0], \
+        "SELECT job_id, created FROM {schema}.enqueue_one(ARRAY['\\x7b7d']::bytea[], ARRAY['default'], ARRAY['t'], ARRAY[0], \
          ARRAY[NULL]::bigint[], ARRAY[NULL]::bigint[], ARRAY[25], ARRAY[1000]::bigint[], \
          ARRAY[3600000]::bigint[], ARRAY[2]::float8[], ARRAY[0.1]::float8[], \
          ARRAY[NULL]::bigint[], ARRAY['[]']::jsonb[], ARRAY[NULL]::bigint[], \
          ARRAY[NULL]::jsonb[], ARRAY[NULL]::text[], ARRAY[NULL]::bytea[], ARRAY['default'], \
          ARRAY[{digest}], ARRAY['a'], ARRAY[1], false)"
     )
+}
+
+/// A call of `enqueue_keyed` with two entries, equivalents of the filled jobs' request, under
+/// the digests given.
+fn enqueue_keyed(schema: &str, first: &str, second: &str) -> String {
+    let args = ENQUEUE_ARGS.replace(
+        "ARRAY['\\x01', '\\x02']::bytea[]",
+        &format!("ARRAY[{first}, {second}]"),
+    );
+    assert_ne!(args, ENQUEUE_ARGS);
+    format!("SELECT created FROM {schema}.enqueue_keyed{args}")
 }
 
 /// The statements of `enqueue_one` run inside the function, where PostgreSQL caches a generic
@@ -424,12 +441,7 @@ async fn a_single_keyed_enqueue_reads_only_its_own_key_analyzed_before_any_key()
     let client = common::client().await;
     let schema = client.schema();
     let mut c = prepare(&client, Stats::AnalyzedBeforeAnyKey).await;
-    let call = |digest: &str| {
-        format!(
-            "SELECT job_id, created FROM {schema}.enqueue_one{}",
-            one_entry(digest)
-        )
-    };
+    let call = |digest: &str| enqueue_one(schema, digest);
     // Job 200 holds this key for an equivalent request.
     for _ in 0..8 {
         let replayed: (i64, bool) = sqlx::query_as(&call("sha256('200')"))
@@ -487,30 +499,9 @@ async fn the_announcement_keeps_its_plan_between_calls() {
 async fn keyed_enqueues_on_a_session_of_default_settings_read_only_their_keys_planned_empty() {
     let client = common::client().await;
     let schema = client.schema();
-    let sql = |text: &str| text.replace("{schema}", schema);
-    let mut c = PgConnection::connect(&common::server().url())
-        .await
-        .expect("connect");
-    c.execute(sql("ALTER TABLE {schema}.jobs SET (autovacuum_enabled = false)").as_str())
-        .await
-        .expect("autovacuum off");
-    c.execute(sql("ANALYZE {schema}.jobs").as_str())
-        .await
-        .expect("analyze");
-    let one = |digest: &str| {
-        format!(
-            "SELECT job_id, created FROM {schema}.enqueue_one{}",
-            one_entry(digest)
-        )
-    };
-    let batch = |first: &str, second: &str| {
-        let args = ENQUEUE_ARGS.replace(
-            "ARRAY['\\x01', '\\x02']::bytea[]",
-            &format!("ARRAY[{first}, {second}]"),
-        );
-        assert_ne!(args, ENQUEUE_ARGS);
-        format!("SELECT created FROM {schema}.enqueue_keyed{args}")
-    };
+    let mut c = session(&client, Stats::PlannedEmpty).await;
+    let one = |digest: &str| enqueue_one(schema, digest);
+    let batch = |first: &str, second: &str| enqueue_keyed(schema, first, second);
     // Enough runs for each function's statements to settle on a cached plan, while the table
     // holds only their own jobs.
     for i in 0..8 {
@@ -526,14 +517,8 @@ async fn keyed_enqueues_on_a_session_of_default_settings_read_only_their_keys_pl
         .await
         .expect("early batch");
     }
-    for text in [FILL, KEY] {
-        let n = if text == FILL { JOBS } else { KEYED_ONE_IN };
-        sqlx::query(&sql(text))
-            .bind(n)
-            .execute(&mut c)
-            .await
-            .expect(text);
-    }
+    run(&mut c, schema, FILL, JOBS).await;
+    run(&mut c, schema, KEY, KEYED_ONE_IN).await;
     let before = reads(&mut c, schema).await;
     // Job 200 holds this key for an equivalent request.
     let replayed: (i64, bool) = sqlx::query_as(&one("sha256('200')"))

@@ -271,16 +271,18 @@ final class Pages {
      * job. A payload the redactor hides unread is neither fetched nor decoded.
      */
     private String payload(JobInfo job) {
-        if (!redactor.reads(job)) {
-            return "<h2>Payload</h2><pre>" + esc(redactor.redact(job, null)) + "</pre>";
+        Optional<String> payload = Optional.empty();
+        if (redactor.reads(job)) {
+            try {
+                payload = flexiq.getPayload(job.id());
+            } catch (PayloadDecodeException e) {
+                return "<h2>Payload</h2><p class=\"dead\">" + esc(e.getMessage()) + "</p>";
+            }
+            if (payload.isEmpty()) {
+                return "";
+            }
         }
-        Optional<String> payload;
-        try {
-            payload = flexiq.getPayload(job.id());
-        } catch (PayloadDecodeException e) {
-            return "<h2>Payload</h2><p class=\"dead\">" + esc(e.getMessage()) + "</p>";
-        }
-        return payload.map(p -> "<h2>Payload</h2><pre>" + esc(redactor.redact(job, p)) + "</pre>").orElse("");
+        return "<h2>Payload</h2><pre>" + esc(redactor.redact(job, payload.orElse(null))) + "</pre>";
     }
 
     /** The buttons for what this job's state allows. */
