@@ -1,11 +1,14 @@
 -- Claims up to $3 due jobs of the queues in $1 whose task is in $2, each under a lease of $4
 -- milliseconds, marked with claim token $5: by priority, then due time. Each queue is read in
 -- the order of its jobs_due index, so that a claim reads about as many rows as it takes; SKIP
--- LOCKED lets concurrent claimers pass each other's rows. The claimed ids reach the update as
+-- LOCKED lets concurrent claimers pass each other's rows. A queue with a position in $6, $7
+-- and $8 (priority, due time in µs, id; see positions.rs) is read on from just after it, within
+-- its priority: the index entries of jobs claimed before it are not stepped over again. A queue
+-- whose position is NULL is read from its front. The claimed ids reach the update as
 -- an array, so that every plan, whatever the statistics, updates them by primary key (a join
 -- on the claimed rows lets a cached generic plan, guessing their number from LIMIT $3, hash
 -- the whole table); the jobs come back in claim order, each with how long it waited from its due
--- time to this claim (µs).
+-- time to this claim (µs), and its priority and due time (µs), a position for the next claim.
 --
 -- Limits: a job past its deadline never starts (rescue_expired dead-letters it); a job with a
 -- concurrency key starts only while fewer jobs of its key run than its limit; a queue or key
@@ -18,11 +21,22 @@ WITH async AS MATERIALIZED (
     SELECT set_config('synchronous_commit', 'off', true)
 ), next AS MATERIALIZED (
     SELECT c.id, c.queue, c.priority, c.run_at, c.concurrency_key, c.concurrency_limit
-      FROM async, unnest($1::text[]) AS q(name),
+      FROM async, unnest($1::text[], $6::integer[], $7::bigint[], $8::bigint[])
+                  AS q(name, after_priority, after_run_at_us, after_id),
            LATERAL (SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key,
                            j.concurrency_limit
                       FROM {schema}.jobs j
                      WHERE j.queue = q.name
+                       AND j.priority BETWEEN coalesce(q.after_priority, -2147483648)
+                                          AND coalesce(q.after_priority, 2147483647)
+                       -- Computed here rather than by micros_to_timestamptz, which a worker's
+                       -- role may not execute. Exact until the year 2255; a position due later
+                       -- may pass over a job due with it until the next claim from the front.
+                       AND (j.run_at, j.id)
+                           > (coalesce(timestamptz 'epoch'
+                                       + q.after_run_at_us * interval '1 microsecond',
+                                       '-infinity'),
+                              coalesce(q.after_id, 0))
                        AND j.state IN ('available', 'scheduled', 'retryable')
                        AND j.task = ANY ($2)
                        AND j.run_at <= now()
@@ -69,6 +83,7 @@ WITH async AS MATERIALIZED (
               j.timeout_ms, j.priority, j.run_at
 )
 SELECT c.id, c.queue, c.task, c.payload, c.payload_codec, c.attempt, c.max_attempts, c.timeout_ms,
-       (extract(epoch FROM now() - c.run_at) * 1000000)::bigint AS waited_us
+       (extract(epoch FROM now() - c.run_at) * 1000000)::bigint AS waited_us,
+       c.priority, (extract(epoch FROM c.run_at) * 1000000)::bigint AS run_at_us
   FROM claimed c
  ORDER BY c.priority DESC, c.run_at, c.id

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::grouping::Grouping;
 use crate::maintenance::Election;
 use crate::pool::{Pool, Repeat};
+use crate::positions::Positions;
 use crate::schema::{self, Schema};
 use crate::statement;
 use crate::tls;
@@ -53,6 +54,8 @@ pub struct Client {
     pub(crate) announcer: Arc<Announcer>,
     pub(crate) grouping: Grouping,
     pub(crate) wakeups: Wakeups,
+    /// Where workers' claims have got to in their queues.
+    pub(crate) positions: Positions,
     pub(crate) election: Election,
     pub(crate) schema: Schema,
     pub(crate) sql: Statements,
@@ -239,6 +242,7 @@ impl Client {
         ));
         let client = Client {
             sql: Statements::for_schema(&schema),
+            positions: Positions::default(),
             wakeups: Wakeups::new(options, schema.channel()),
             election: Election::default(),
             announcer: Arc::new(Announcer::new(

@@ -15,6 +15,7 @@ pub mod jobs;
 pub mod keys;
 pub mod maintenance;
 mod pool;
+pub mod positions;
 pub mod queries;
 mod rate_limits;
 pub mod recipe;

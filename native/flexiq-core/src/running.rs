@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::pool::Repeat;
+use crate::positions::Position;
 use crate::validate;
 
 /// Checkpoints are for small values: a stage's result, an external id.
@@ -29,6 +30,25 @@ pub struct ClaimedJob {
     pub timeout_ms: Option<i64>,
     /// Microseconds from the job's due time (its enqueue, schedule or retry) to its claim.
     pub waited_us: i64,
+}
+
+/// A claimed job and its place in the claim order, where the next claim may read on from.
+#[derive(sqlx::FromRow)]
+struct ClaimRow {
+    #[sqlx(flatten)]
+    job: ClaimedJob,
+    priority: i32,
+    run_at_us: i64,
+}
+
+impl ClaimRow {
+    fn position(&self) -> Position {
+        Position {
+            priority: self.priority,
+            run_at_us: self.run_at_us,
+            id: self.job.id,
+        }
+    }
 }
 
 /// A running job whose lease passed, put back to work or dead-lettered by a rescue.
@@ -66,7 +86,8 @@ pub struct FailedAttempt {
 
 impl Client {
     /// Claims up to `limit` due jobs of `queues` whose task is one of `tasks`, each under a
-    /// lease of `lease`, marked with `token` (see [`Client::recover_claim`]).
+    /// lease of `lease`, marked with `token` (see [`Client::recover_claim`]). Reads every queue
+    /// from its front.
     pub async fn claim(
         &self,
         queues: &[String],
@@ -75,6 +96,58 @@ impl Client {
         lease: Duration,
         token: i64,
     ) -> Result<Vec<ClaimedJob>> {
+        let from_front = vec![None; queues.len()];
+        let rows = self
+            .claim_after(queues, tasks, limit, lease, token, &from_front)
+            .await?;
+        Ok(rows.into_iter().map(|r| r.job).collect())
+    }
+
+    /// Claims as [`Client::claim`] does, for a worker that claims over and over: each queue is
+    /// read on from where this client's last claims of the same queues and tasks got to, and
+    /// from its front after a claim that came back short and every
+    /// [`FROM_FRONT_EVERY`](crate::positions::FROM_FRONT_EVERY) (see the `positions` module).
+    pub async fn claim_next(
+        &self,
+        queues: &[String],
+        tasks: &[String],
+        limit: i64,
+        lease: Duration,
+        token: i64,
+    ) -> Result<Vec<ClaimedJob>> {
+        let start = self.positions.start(queues, tasks);
+        let rows = match self
+            .claim_after(queues, tasks, limit, lease, token, &start.after)
+            .await
+        {
+            Ok(rows) => rows,
+            Err(e) => {
+                self.positions.failed(queues, tasks);
+                return Err(e);
+            }
+        };
+        let took: Vec<(&str, Position)> = rows
+            .iter()
+            .map(|r| (r.job.queue.as_str(), r.position()))
+            .collect();
+        let asked = usize::try_from(limit).unwrap_or(0);
+        self.positions.claimed(queues, tasks, &start, asked, &took);
+        Ok(rows.into_iter().map(|r| r.job).collect())
+    }
+
+    /// The claim, reading each queue on from its position in `after` (`None`: from its front).
+    async fn claim_after(
+        &self,
+        queues: &[String],
+        tasks: &[String],
+        limit: i64,
+        lease: Duration,
+        token: i64,
+        after: &[Option<Position>],
+    ) -> Result<Vec<ClaimRow>> {
+        let priorities: Vec<Option<i32>> = after.iter().map(|p| p.map(|p| p.priority)).collect();
+        let run_ats: Vec<Option<i64>> = after.iter().map(|p| p.map(|p| p.run_at_us)).collect();
+        let ids: Vec<Option<i64>> = after.iter().map(|p| p.map(|p| p.id)).collect();
         let claimed = self
             .pool
             // A repeat claims other jobs; those of a first run that took effect wait for their
@@ -86,6 +159,9 @@ impl Client {
                     .bind(limit)
                     .bind(millis(lease))
                     .bind(token)
+                    .bind(&priorities)
+                    .bind(&run_ats)
+                    .bind(&ids)
                     .fetch_all(c)
                     .await
             })

@@ -72,14 +72,15 @@ fn write_claimed(
 }
 
 /// `nativeClaim(client, list of text queues, list of text tasks, i32 limit, i64 leaseMillis,
-/// i64 token)` → claimed jobs (see `write_claimed`), at most `limit`, marked with `token`.
+/// i64 token)` → claimed jobs (see `write_claimed`), at most `limit`, marked with `token`; each
+/// queue read on from where the last claims of the same queues and tasks got to.
 pub(crate) fn claim(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let queues = r.strings("queue")?;
     let tasks = r.strings("task")?;
     let limit = r.i32("limit")?.max(0);
     let lease = millis(r, "lease")?;
     let token = r.i64("token")?;
-    let claimed = block_on(client.claim(&queues, &tasks, i64::from(limit), lease, token))??;
+    let claimed = block_on(client.claim_next(&queues, &tasks, i64::from(limit), lease, token))??;
     write_claimed(w, &claimed, &queues, &tasks)
 }
 

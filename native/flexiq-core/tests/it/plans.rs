@@ -64,8 +64,9 @@ const ONE_ARGS: &str = "('\\x7b7d', 'default', 't', 0, NULL, NULL, 25, 1000, 360
 const STATEMENTS: &[Statement] = &[
     statement!(
         "claim",
-        "(text[], text[], bigint, bigint, bigint)",
-        "(ARRAY['default'], ARRAY['t'], 100, 30000, 7)",
+        "(text[], text[], bigint, bigint, bigint, integer[], bigint[], bigint[])",
+        "(ARRAY['default', 'other'], ARRAY['t'], 100, 30000, 7, ARRAY[0, NULL], \
+         ARRAY[1, NULL]::bigint[], ARRAY[1, NULL]::bigint[])",
         true
     ),
     statement!("complete_attempts", "(bigint[], integer[])", "(@ids)", true),

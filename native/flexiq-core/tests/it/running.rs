@@ -332,6 +332,9 @@ async fn a_claim_commits_without_waiting_for_its_flush_and_leaves_the_session_as
         .bind(10_i64)
         .bind(30_000_i64)
         .bind(7_i64)
+        .bind(vec![None::<i32>])
+        .bind(vec![None::<i64>])
+        .bind(vec![None::<i64>])
         .fetch_all(&mut *tx)
         .await
         .expect("claim");
@@ -340,4 +343,57 @@ async fn a_claim_commits_without_waiting_for_its_flush_and_leaves_the_session_as
     tx.commit().await.expect("commit");
     let after = common::synchronous_commit(&mut c).await;
     assert_eq!((during.as_str(), after.as_str()), ("off", "on"));
+}
+
+async fn claim_next(client: &Client, limit: i64) -> Vec<i64> {
+    let claimed = client
+        .claim_next(
+            &["default".to_string()],
+            &["a".to_string()],
+            limit,
+            LEASE,
+            1,
+        )
+        .await
+        .expect("claim");
+    claimed.iter().map(|j| j.id).collect()
+}
+
+async fn enqueue_ids(client: &Client, n: i64) -> Vec<i64> {
+    let jobs: Vec<JobRequest> = (0..n).map(|i| job("a", i)).collect();
+    let out = client.enqueue_many(&jobs).await.expect("enqueue");
+    out.iter().map(|e| e.job_id).collect()
+}
+
+#[tokio::test]
+async fn a_worker_reads_on_after_its_last_full_claim_and_from_the_front_after_a_short_one() {
+    let client = common::client().await;
+    let ids = enqueue_ids(&client, 4).await;
+    assert_eq!(claim_next(&client, 2).await, ids[..2]);
+    // Both come due ahead of the jobs left, behind where the claims got to.
+    let mut urgent = job("a", 10);
+    urgent.priority = 5;
+    let urgent = client.enqueue(&urgent).await.expect("urgent").job_id;
+    let mut early = job("a", 11);
+    early.schedule = Schedule::At {
+        micros: now_micros() - 60_000_000,
+    };
+    let early = client.enqueue(&early).await.expect("early").job_id;
+
+    assert_eq!(claim_next(&client, 2).await, ids[2..]);
+    assert!(claim_next(&client, 2).await.is_empty());
+    assert_eq!(claim_next(&client, 2).await, [urgent, early]);
+}
+
+#[tokio::test]
+async fn a_job_due_behind_a_workers_claims_is_claimed_within_the_interval() {
+    let client = common::client().await;
+    let ids = enqueue_ids(&client, 6).await;
+    assert_eq!(claim_next(&client, 2).await, ids[..2]);
+    let mut urgent = job("a", 10);
+    urgent.priority = 5;
+    let urgent = client.enqueue(&urgent).await.expect("urgent").job_id;
+    assert_eq!(claim_next(&client, 2).await, ids[2..4]);
+    tokio::time::sleep(flexiq_core::positions::FROM_FRONT_EVERY).await;
+    assert_eq!(claim_next(&client, 2).await, [urgent, ids[4]]);
 }
