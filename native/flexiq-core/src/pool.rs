@@ -9,11 +9,16 @@
 //! the statement, which each call site declares with [`Repeat`]:
 //! - a statement that may run twice goes out on an idle connection as it is; if the connection
 //!   turns out to be lost, the statement runs once more on a checked or new connection;
-//! - a statement that must not run twice gets a checked connection: an idle one is pinged
-//!   first (one round trip), so that it only goes out on a connection that was alive.
+//! - a statement that must not run twice gets a checked connection: one that sat idle longer
+//!   than [`RECENT`] is pinged first (one round trip), so that it only goes out on a connection
+//!   that was alive.
+//!
+//! A connection given back moments ago is not pinged: it is as likely to be lost on the way of
+//! the statement itself, which no ping can cover, as in the moments it sat idle. A ping before
+//! every unkeyed statement took a round trip from each batch that 4 callers share.
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{Connection, Executor};
@@ -35,6 +40,11 @@ pub(crate) enum Repeat {
     Never,
 }
 
+/// How long a connection may sit idle and still go out unpinged with a statement that must not
+/// run twice: far longer than calls leave a busy connection idle, far shorter than a server
+/// takes to restart.
+const RECENT: Duration = Duration::from_millis(100);
+
 pub(crate) struct Pool {
     options: PgConnectOptions,
     connect_timeout: Duration,
@@ -44,8 +54,8 @@ pub(crate) struct Pool {
     schema: String,
     /// One permit per connection that may be open.
     slots: Semaphore,
-    /// Connections not in use, the most recently used last.
-    idle: Mutex<Vec<PgConnection>>,
+    /// Connections not in use, each with when it was given back, the most recently used last.
+    idle: Mutex<Vec<(PgConnection, Instant)>>,
 }
 
 /// A connection lent to one call. Given back by `finish`; dropped without that (a call
@@ -106,11 +116,11 @@ impl Pool {
         Ok(lent.finish(outcome))
     }
 
-    /// A connection: an idle one if there is one, a new one otherwise. With `check`, idle
-    /// connections are pinged first and those that fail are dropped.
+    /// A connection: an idle one if there is one, a new one otherwise. With `check`, connections
+    /// idle for longer than [`RECENT`] are pinged first and those that fail are dropped.
     async fn lend(&self, check: bool) -> Result<Lent<'_>> {
-        while let Some(mut connection) = self.take_idle() {
-            if !check {
+        while let Some((mut connection, since)) = self.take_idle() {
+            if !check || since.elapsed() < RECENT {
                 return Ok(self.lent(connection, true));
             }
             // A ping that does not come back within the connect timeout (a network that drops
@@ -177,7 +187,7 @@ impl Pool {
         }
     }
 
-    fn take_idle(&self) -> Option<PgConnection> {
+    fn take_idle(&self) -> Option<(PgConnection, Instant)> {
         self.idle
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -213,7 +223,7 @@ impl Lent<'_> {
                 .idle
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .push(self.connection);
+                .push((self.connection, Instant::now()));
         }
         outcome
     }
@@ -269,5 +279,67 @@ mod tests {
                 ("off".into(), "force_generic_plan".into(), "off".into())
             );
         }
+    }
+
+    /// The pid of the backend behind the pool's one connection, idle after this call.
+    async fn backend(pool: &Pool) -> i32 {
+        pool.run(Repeat::Safe, async |c| {
+            sqlx::query_scalar("SELECT pg_backend_pid()")
+                .fetch_one(c)
+                .await
+        })
+        .await
+        .expect("a connection")
+        .expect("the pid")
+    }
+
+    /// Makes the pool's one idle connection look given back `ago`.
+    fn idle_since(pool: &Pool, ago: Duration) {
+        pool.idle.lock().expect("idle list")[0].1 = Instant::now() - ago;
+    }
+
+    #[tokio::test]
+    async fn only_a_connection_idle_for_a_while_is_pinged_before_a_statement_that_must_not_run_twice(
+    ) {
+        let server = LocalPostgres::start(&Options {
+            durable: false,
+            ..Options::default()
+        })
+        .expect("start a throwaway PostgreSQL");
+        let options = tls::connect_options(&server.url()).expect("options");
+        let timeout = Duration::from_secs(10);
+        let pool = Pool::new(options.clone(), 1, timeout, timeout, "s");
+        let mut other = PgConnection::connect_with(&options).await.expect("connect");
+        let terminate = async |other: &mut PgConnection, pid: i32| {
+            sqlx::query("SELECT pg_terminate_backend($1, 10000)")
+                .bind(pid)
+                .execute(other)
+                .await
+                .expect("terminate");
+        };
+        let once = async |pool: &Pool| {
+            pool.run(Repeat::Never, async |c| {
+                sqlx::query_scalar::<_, i32>("SELECT pg_backend_pid()")
+                    .fetch_one(c)
+                    .await
+            })
+            .await
+            .expect("a connection")
+        };
+
+        // Idle for longer than RECENT: the ping finds it dead and a new connection serves.
+        let pid = backend(&pool).await;
+        terminate(&mut other, pid).await;
+        idle_since(&pool, 2 * RECENT);
+        assert_ne!(once(&pool).await.expect("sent on a new connection"), pid);
+
+        // Given back moments ago: no ping, so the statement itself finds the connection lost,
+        // and it is not sent again.
+        let pid = backend(&pool).await;
+        terminate(&mut other, pid).await;
+        idle_since(&pool, Duration::ZERO);
+        let lost = once(&pool).await.expect_err("sent on the dead connection");
+        assert!(connection_lost(&lost), "{lost:?}");
+        assert_ne!(once(&pool).await.expect("a new connection next"), pid);
     }
 }
