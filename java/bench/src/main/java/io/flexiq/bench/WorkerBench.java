@@ -6,7 +6,10 @@ import io.flexiq.FlexiQ;
 import io.flexiq.Task;
 import io.flexiq.Worker;
 import io.flexiq.test.PostgresServer;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.sql.Connection;
@@ -99,7 +102,7 @@ public final class WorkerBench {
             // What a service meets after an outage or a burst: the jobs wait, autovacuum analyzes
             // the table, and only then does a worker start.
             for (int backlog : backlogs(jobs)) {
-                double api = backlogDrained(queue, pg, backlog);
+                double api = backlogDrained(queue, pg, backlog, jobs / 2);
                 double raw = claimAndCompleteLimit(queue, pg, backlog, 1, true);
                 System.out.printf(Locale.ROOT, ROW, String.format(Locale.ROOT,
                         "%,d inserted and analyzed, then 1 process", backlog), api, raw, api / raw, loadAverage());
@@ -209,24 +212,45 @@ public final class WorkerBench {
     }
 
     /**
-     * Jobs per second for one worker process started after {@code jobs} due jobs were enqueued
-     * and the table analyzed, from its first claim to its last completion (its JIT warm-up
-     * included, as a worker starting on a backlog meets it).
+     * Jobs per second for one worker process that starts on {@code jobs} due jobs enqueued and
+     * analyzed before it, from its first claim to its last completion. The process has drained
+     * {@code warmUp} jobs first and paused while the backlog was inserted, as the fresh-table
+     * cases warm theirs: compared across backlogs, JIT compilation would weigh on the small one
+     * alone (a 50,000-job drain lasts about two seconds).
      */
-    static double backlogDrained(FlexiQ queue, PostgresServer pg, int jobs) throws Exception {
-        fill(queue, pg, jobs, Instant.now(), 0);
+    static double backlogDrained(FlexiQ queue, PostgresServer pg, int jobs, int warmUp) throws Exception {
+        Process child = startChild(pg);
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
+            fill(queue, pg, warmUp, Instant.now(), 0);
+            waitUntilDrained(c);
+            tell(child, "pause");
+            fill(queue, pg, jobs, Instant.now(), 0);
             try (Statement s = c.createStatement()) {
                 s.execute("ANALYZE " + SCHEMA + ".jobs");
             }
-            Process child = startChild(pg);
-            try {
-                waitUntilDrained(c);
-            } finally {
-                child.getOutputStream().close();
-                child.waitFor(60, TimeUnit.SECONDS);
-            }
+            tell(child, "go");
+            waitUntilDrained(c);
             return jobs / drainSeconds(c);
+        } finally {
+            child.getOutputStream().close();
+            child.waitFor(60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Sends {@code command} to a worker process and waits for its answer line. */
+    private static void tell(Process child, String command) throws IOException {
+        child.getOutputStream().write((command + "\n").getBytes(StandardCharsets.UTF_8));
+        child.getOutputStream().flush();
+        // Read a byte at a time: a buffering reader could take the next answer along with it.
+        StringBuilder answer = new StringBuilder();
+        for (int b; (b = child.getInputStream().read()) != '\n'; ) {
+            if (b < 0) {
+                throw new IllegalStateException("the worker process ended before it answered " + command);
+            }
+            answer.append((char) b);
+        }
+        if (!command.equals(answer.toString())) {
+            throw new IllegalStateException("the worker process answered " + answer + " to " + command);
         }
     }
 
@@ -258,21 +282,36 @@ public final class WorkerBench {
         }
     }
 
-    /** One worker process of {@link #workerProcesses}: runs no-op ticks until its input closes. */
+    /**
+     * One worker process of the benchmark: runs no-op ticks until its input closes. A line
+     * {@code pause} closes its worker, {@code go} starts a new one in the same (warm) JVM; each
+     * is answered with the same line once done.
+     */
     static void child(String url) throws Exception {
         try (FlexiQ queue = FlexiQ.builder(url).schema(SCHEMA).poolSize(4).build()) {
-            Worker worker = queue.worker()
-                    .handle(TICK, (tick, job) -> {})
-                    .concurrency(CONCURRENCY)
-                    .prefetch(PREFETCH)
-                    .claimBatch(CLAIM_BATCH)
-                    .build()
-                    .start();
-            while (System.in.read() >= 0) {
-                // The benchmark closes our input to stop us.
+            Worker worker = childWorker(queue);
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            for (String line; (line = in.readLine()) != null; ) {
+                if (line.equals("pause")) {
+                    worker.close();
+                } else if (line.equals("go")) {
+                    worker = childWorker(queue);
+                }
+                System.out.println(line);
+                System.out.flush();
             }
             worker.close();
         }
+    }
+
+    private static Worker childWorker(FlexiQ queue) {
+        return queue.worker()
+                .handle(TICK, (tick, job) -> {})
+                .concurrency(CONCURRENCY)
+                .prefetch(PREFETCH)
+                .claimBatch(CLAIM_BATCH)
+                .build()
+                .start();
     }
 
     /**
