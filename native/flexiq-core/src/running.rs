@@ -116,16 +116,10 @@ impl Client {
         token: i64,
     ) -> Result<Vec<ClaimedJob>> {
         let start = self.positions.start(queues, tasks);
-        let rows = match self
+        let rows = self
             .claim_after(queues, tasks, limit, lease, token, &start.after)
             .await
-        {
-            Ok(rows) => rows,
-            Err(e) => {
-                self.positions.failed(queues, tasks);
-                return Err(e);
-            }
-        };
+            .inspect_err(|_| self.positions.failed(queues, tasks))?;
         let took: Vec<(&str, Position)> = rows
             .iter()
             .map(|r| (r.job.queue.as_str(), r.position()))
