@@ -4,6 +4,7 @@
 
 mod announcer;
 mod batch;
+pub mod caller;
 pub mod canonical;
 pub mod client;
 pub mod cron;

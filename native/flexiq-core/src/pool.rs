@@ -16,14 +16,25 @@
 //! A connection given back moments ago is not pinged: it is as likely to be lost on the way of
 //! the statement itself, which no ping can cover, as in the moments it sat idle. A ping before
 //! every unkeyed statement took a round trip from each batch that 4 callers share.
+//!
+//! A connection opened for a caller thread (see the `caller` module) has a single-threaded
+//! runtime of its own, which the thread that borrows it drives while a statement is on its way:
+//! the thread waits on the socket itself, as a blocking driver's would. Such a connection can
+//! only serve caller threads; a task of a runtime gets a connection of that runtime. Callers
+//! prefer their own kind and may use either; a task that finds only callers' connections idle
+//! opens its own, closing one of them first when the pool is full, so that it never holds more
+//! than its size.
 
+use std::future::Future;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use sqlx::postgres::{PgConnectOptions, PgConnection};
 use sqlx::{Connection, Executor};
+use tokio::runtime::Runtime;
 use tokio::sync::Semaphore;
 
+use crate::caller;
 use crate::error::{Error, Result};
 use crate::tls;
 
@@ -55,16 +66,69 @@ pub(crate) struct Pool {
     /// One permit per connection that may be open.
     slots: Semaphore,
     /// Connections not in use, each with when it was given back, the most recently used last.
-    idle: Mutex<Vec<(PgConnection, Instant)>>,
+    idle: Mutex<Vec<(Conn, Instant)>>,
 }
 
 /// A connection lent to one call. Given back by `finish`; dropped without that (a call
 /// abandoned halfway), it is closed rather than reused.
 struct Lent<'a> {
     pool: &'a Pool,
-    connection: PgConnection,
+    conn: Conn,
     /// Taken from the idle list without a ping: it may have died while idle.
     unchecked: bool,
+}
+
+/// One of the pool's connections, and the runtime that a caller thread drives it on when it was
+/// opened for callers.
+struct Conn {
+    // Declared first, so dropped before the runtime its socket is registered with.
+    connection: PgConnection,
+    driver: Option<Driver>,
+}
+
+impl Conn {
+    /// Runs `work` on the connection, driving its own runtime on this thread when it has one.
+    async fn run<T>(&mut self, work: impl AsyncFnOnce(&mut PgConnection) -> T) -> T {
+        match &self.driver {
+            Some(driver) => driver.block_on(work(&mut self.connection)),
+            None => work(&mut self.connection).await,
+        }
+    }
+}
+
+/// A single-threaded runtime that only its connection's socket and timers use.
+struct Driver(Option<Runtime>);
+
+impl Driver {
+    fn new() -> Result<Driver> {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map(|runtime| Driver(Some(runtime)))
+            .map_err(|e| {
+                Error::Unavailable(format!(
+                    "could not set up a new PostgreSQL connection's I/O ({e}); the process may \
+                     be out of file descriptors: raise its limit or lower poolSize"
+                ))
+            })
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.0
+            .as_ref()
+            .expect("a driver's runtime is there until it is dropped")
+            .block_on(future)
+    }
+}
+
+impl Drop for Driver {
+    /// Without waiting: a connection may be dropped inside a runtime's task, where a runtime
+    /// may not be shut down in the usual way.
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
 }
 
 impl Pool {
@@ -103,14 +167,14 @@ impl Pool {
         let mut lent = self.lend(repeat == Repeat::Never).await?;
         // A copy of the call (it borrows what it sends), in case it must go out again.
         let again = work.clone();
-        let outcome = work(&mut lent.connection).await;
+        let outcome = lent.conn.run(work).await;
         let stale = lent.unchecked && outcome.as_ref().is_err_and(connection_lost);
         if repeat == Repeat::Safe && stale {
             // The connection died while idle: most likely the statement never reached a
             // server, and either way it may run again. The dead connection is dropped.
             drop(lent);
             let mut lent = self.lend(true).await?;
-            let outcome = again(&mut lent.connection).await;
+            let outcome = lent.conn.run(again).await;
             return Ok(lent.finish(outcome));
         }
         Ok(lent.finish(outcome))
@@ -119,21 +183,29 @@ impl Pool {
     /// A connection: an idle one if there is one, a new one otherwise. With `check`, connections
     /// idle for longer than [`RECENT`] are pinged first and those that fail are dropped.
     async fn lend(&self, check: bool) -> Result<Lent<'_>> {
-        while let Some((mut connection, since)) = self.take_idle() {
+        let for_caller = caller::is_caller();
+        while let Some((mut conn, since)) = self.take_idle(for_caller) {
             if !check || since.elapsed() < RECENT {
-                return Ok(self.lent(connection, true));
+                return Ok(self.lent(conn, true));
             }
             // A ping that does not come back within the connect timeout (a network that drops
             // packets rather than refusing them) counts as failed.
-            let ping = tokio::time::timeout(self.connect_timeout, connection.ping()).await;
+            let timeout = self.connect_timeout;
+            let ping = conn
+                .run(async |c| tokio::time::timeout(timeout, c.ping()).await)
+                .await;
             if matches!(ping, Ok(Ok(()))) {
-                return Ok(self.lent(connection, false));
+                return Ok(self.lent(conn, false));
             }
         }
-        let connection = tokio::time::timeout(self.connect_timeout, self.open())
-            .await
-            .map_err(|_| self.unreachable())??;
-        Ok(self.lent(connection, false))
+        let driver = for_caller.then(Driver::new).transpose()?;
+        let open = async || tokio::time::timeout(self.connect_timeout, self.open()).await;
+        let opened = match &driver {
+            Some(driver) => driver.block_on(open()),
+            None => open().await,
+        };
+        let connection = opened.map_err(|_| self.unreachable())??;
+        Ok(self.lent(Conn { connection, driver }, false))
     }
 
     /// A connection of its own, outside the pool and its limit, for a session that must outlive
@@ -179,19 +251,38 @@ impl Pool {
         Ok(connection)
     }
 
-    fn lent(&self, connection: PgConnection, unchecked: bool) -> Lent<'_> {
+    fn lent(&self, conn: Conn, unchecked: bool) -> Lent<'_> {
         Lent {
             pool: self,
-            connection,
+            conn,
             unchecked,
         }
     }
 
-    fn take_idle(&self) -> Option<(PgConnection, Instant)> {
-        self.idle
+    /// The most recently used idle connection that this thread can drive, a caller's own kind
+    /// first. A runtime's task that finds only callers' connections takes none; when the pool
+    /// is full, it closes the least recently used of them to make room for its own.
+    fn take_idle(&self, for_caller: bool) -> Option<(Conn, Instant)> {
+        let mut idle = self
+            .idle
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .pop()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match idle
+            .iter()
+            .rposition(|(conn, _)| conn.driver.is_some() == for_caller)
+        {
+            Some(at) => Some(idle.remove(at)),
+            None if for_caller => idle.pop(),
+            None => {
+                // Every permit taken, but the task's own, may stand for an open connection.
+                let others = self.size as usize - self.slots.available_permits() - 1;
+                let full = others + idle.len() >= self.size as usize;
+                let closed = (full && !idle.is_empty()).then(|| idle.remove(0));
+                drop(idle);
+                drop(closed);
+                None
+            }
+        }
     }
 
     fn exhausted(&self) -> Error {
@@ -223,7 +314,7 @@ impl Lent<'_> {
                 .idle
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .push((self.connection, Instant::now()));
+                .push((self.conn, Instant::now()));
         }
         outcome
     }
@@ -293,23 +384,66 @@ mod tests {
         .expect("the pid")
     }
 
-    /// Makes the pool's one idle connection look given back `ago`.
+    /// Makes the pool's first idle connection look given back `ago`.
     fn idle_since(pool: &Pool, ago: Duration) {
         pool.idle.lock().expect("idle list")[0].1 = Instant::now() - ago;
     }
 
-    #[tokio::test]
-    async fn only_a_connection_idle_for_a_while_is_pinged_before_a_statement_that_must_not_run_twice(
-    ) {
+    /// Whether the pool's idle connections are callers' own, the least recently used first.
+    fn idle_kinds(pool: &Pool) -> Vec<bool> {
+        let idle = pool.idle.lock().expect("idle list");
+        idle.iter().map(|(conn, _)| conn.driver.is_some()).collect()
+    }
+
+    fn throwaway_server() -> (LocalPostgres, PgConnectOptions) {
         let server = LocalPostgres::start(&Options {
             durable: false,
             ..Options::default()
         })
         .expect("start a throwaway PostgreSQL");
         let options = tls::connect_options(&server.url()).expect("options");
+        (server, options)
+    }
+
+    /// A runtime whose one worker a test can hold up.
+    fn one_worker() -> Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime")
+    }
+
+    /// Where a test's calls come from: a thread blocked in the runtime's own `block_on`, which
+    /// gets the runtime's connections, or a caller (`caller::block_on`), which drives its own.
+    #[derive(Clone, Copy, Debug)]
+    enum From {
+        Runtime,
+        Caller,
+    }
+
+    impl From {
+        fn call<F: Future>(self, runtime: &Runtime, future: F) -> F::Output {
+            match self {
+                From::Runtime => runtime.block_on(future),
+                From::Caller => caller::block_on(runtime.handle(), future),
+            }
+        }
+    }
+
+    #[test]
+    fn only_a_connection_idle_for_a_while_is_pinged_before_a_statement_that_must_not_run_twice() {
+        let (_server, options) = throwaway_server();
+        let runtime = one_worker();
+        for from in [From::Runtime, From::Caller] {
+            from.call(&runtime, lost_connections_are_found_out(&options, from));
+        }
+    }
+
+    async fn lost_connections_are_found_out(options: &PgConnectOptions, from: From) {
         let timeout = Duration::from_secs(10);
         let pool = Pool::new(options.clone(), 1, timeout, timeout, "s");
-        let mut other = PgConnection::connect_with(&options).await.expect("connect");
+        let mut other = PgConnection::connect_with(options).await.expect("connect");
         let terminate = async |other: &mut PgConnection, pid: i32| {
             sqlx::query("SELECT pg_terminate_backend($1, 10000)")
                 .bind(pid)
@@ -331,7 +465,8 @@ mod tests {
         let pid = backend(&pool).await;
         terminate(&mut other, pid).await;
         idle_since(&pool, 2 * RECENT);
-        assert_ne!(once(&pool).await.expect("sent on a new connection"), pid);
+        let sent = once(&pool).await;
+        assert_ne!(sent.expect("sent on a new connection"), pid, "{from:?}");
 
         // Given back moments ago: no ping, so the statement itself finds the connection lost,
         // and it is not sent again.
@@ -339,7 +474,54 @@ mod tests {
         terminate(&mut other, pid).await;
         idle_since(&pool, Duration::ZERO);
         let lost = once(&pool).await.expect_err("sent on the dead connection");
-        assert!(connection_lost(&lost), "{lost:?}");
+        assert!(connection_lost(&lost), "{from:?}: {lost:?}");
         assert_ne!(once(&pool).await.expect("a new connection next"), pid);
+        assert_eq!(
+            idle_kinds(&pool),
+            [matches!(from, From::Caller)],
+            "{from:?} opened its own kind"
+        );
+    }
+
+    #[test]
+    fn a_caller_waits_on_its_own_connection_and_a_task_makes_room_for_its_own_only_when_full() {
+        let (_server, options) = throwaway_server();
+        let runtime = one_worker();
+        let timeout = Duration::from_secs(10);
+
+        // The runtime's one worker is held up until the caller's statement is answered: the
+        // caller opens its connection and waits on its socket without that worker.
+        let full = Pool::new(options.clone(), 1, timeout, timeout, "s");
+        let (started, blocked) = std::sync::mpsc::channel();
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let blocker = runtime.spawn(async move {
+            started.send(()).expect("the test waits");
+            held.recv_timeout(Duration::from_secs(60)).is_ok()
+        });
+        blocked.recv().expect("the worker is held up");
+        let callers = From::Caller.call(&runtime, backend(&full));
+        release.send(()).expect("the worker waits");
+        let released = runtime.block_on(blocker).expect("the blocker");
+        assert!(
+            released,
+            "the caller's statement waited for the runtime's worker"
+        );
+        assert_eq!(idle_kinds(&full), [true]);
+
+        // The runtime cannot drive a caller's connection: with the pool full, it closes that
+        // one to open its own, which a caller then uses too.
+        let runtimes = From::Runtime.call(&runtime, backend(&full));
+        assert_ne!(runtimes, callers);
+        assert_eq!(idle_kinds(&full), [false]);
+        assert_eq!(From::Caller.call(&runtime, backend(&full)), runtimes);
+
+        // With room in the pool, both kinds stay open, and each side takes its own.
+        let roomy = Pool::new(options, 2, timeout, timeout, "s");
+        let callers = From::Caller.call(&runtime, backend(&roomy));
+        let runtimes = From::Runtime.call(&runtime, backend(&roomy));
+        assert_ne!(runtimes, callers);
+        assert_eq!(idle_kinds(&roomy), [true, false]);
+        assert_eq!(From::Caller.call(&runtime, backend(&roomy)), callers);
+        assert_eq!(From::Runtime.call(&runtime, backend(&roomy)), runtimes);
     }
 }

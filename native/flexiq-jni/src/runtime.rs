@@ -1,5 +1,6 @@
-//! The one tokio runtime of the process. Java threads call in and block on their own future
-//! (`block_on` runs on the calling thread); the runtime's workers drive sockets and timers.
+//! The one tokio runtime of the process. Java threads call in and run their own future on their
+//! own thread, as callers (`flexiq_core::caller`): a statement's socket is waited on by the Java
+//! thread that sent it; the runtime's workers drive timers, wake-ups and announcements.
 //! No JVM thread is attached by FlexiQ: Java calls in, native code never calls back.
 
 use std::future::Future;
@@ -18,7 +19,7 @@ static RUNTIME: LazyLock<std::io::Result<Runtime>> = LazyLock::new(|| {
 /// Runs `future` to completion on the calling (Java) thread.
 pub fn block_on<F: Future>(future: F) -> Result<F::Output, flexiq_jni_shell::errors::BridgeError> {
     match &*RUNTIME {
-        Ok(runtime) => Ok(runtime.block_on(future)),
+        Ok(runtime) => Ok(flexiq_core::caller::block_on(runtime.handle(), future)),
         Err(e) => Err(flexiq_jni_shell::errors::BridgeError::Runtime(
             e.to_string(),
         )),
