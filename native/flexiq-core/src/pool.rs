@@ -89,10 +89,7 @@ struct Conn {
 impl Conn {
     /// Runs `work` on the connection, driving its own runtime on this thread when it has one.
     async fn run<T>(&mut self, work: impl AsyncFnOnce(&mut PgConnection) -> T) -> T {
-        match &self.driver {
-            Some(driver) => driver.block_on(work(&mut self.connection)),
-            None => work(&mut self.connection).await,
-        }
+        Driver::run(self.driver.as_ref(), work(&mut self.connection)).await
     }
 }
 
@@ -113,11 +110,17 @@ impl Driver {
             })
     }
 
-    fn block_on<F: Future>(&self, future: F) -> F::Output {
-        self.0
-            .as_ref()
-            .expect("a driver's runtime is there until it is dropped")
-            .block_on(future)
+    /// Runs `future` on this thread: on `driver`'s runtime when there is one, otherwise within
+    /// the runtime the thread is already in.
+    async fn run<F: Future>(driver: Option<&Driver>, future: F) -> F::Output {
+        match driver {
+            Some(driver) => driver
+                .0
+                .as_ref()
+                .expect("a driver's runtime is there until it is dropped")
+                .block_on(future),
+            None => future.await,
+        }
     }
 }
 
@@ -199,12 +202,10 @@ impl Pool {
             }
         }
         let driver = for_caller.then(Driver::new).transpose()?;
-        let open = async || tokio::time::timeout(self.connect_timeout, self.open()).await;
-        let opened = match &driver {
-            Some(driver) => driver.block_on(open()),
-            None => open().await,
-        };
-        let connection = opened.map_err(|_| self.unreachable())??;
+        let open = tokio::time::timeout(self.connect_timeout, self.open());
+        let connection = Driver::run(driver.as_ref(), open)
+            .await
+            .map_err(|_| self.unreachable())??;
         Ok(self.lent(Conn { connection, driver }, false))
     }
 
@@ -278,6 +279,7 @@ impl Pool {
                 let others = self.size as usize - self.slots.available_permits() - 1;
                 let full = others + idle.len() >= self.size as usize;
                 let closed = (full && !idle.is_empty()).then(|| idle.remove(0));
+                // Closed outside the lock.
                 drop(idle);
                 drop(closed);
                 None
