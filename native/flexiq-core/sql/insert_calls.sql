@@ -5,8 +5,9 @@
 --
 -- Most calls bring a new key, and this statement is what they cost: one plain insert, where
 -- enqueue_calls.sql, which also answers replays, takes a third longer to start and run. An
--- entry whose key is held draws no id and is not returned; neither is one whose key a racing
--- transaction took after this statement began (its id stays unused). The caller sends those
+-- entry whose key is held, or taken by a racing transaction, is not returned, and the id drawn
+-- for it stays unused: the unique index alone finds the holder, where looking it up first to
+-- spare the id cost each statement its own read of every key. The caller sends those entries
 -- on to enqueue_calls.sql. Ids are drawn in the order sent; calls that arrived together have
 -- no order of their own.
 INSERT INTO {schema}.jobs
@@ -21,20 +22,13 @@ SELECT n.*
                $18::text[] AS scope, $19::bytea[] AS key_digest, $20::text[] AS key_preview
         OFFSET 0) p,
        -- Ids are drawn apart from new_jobs' arguments, which must hold no volatile call for
-       -- PostgreSQL to inline the function. The holder is looked up by a scalar subquery, so
-       -- that each key reaches the index as a parameter: an EXISTS may be planned as a hash
-       -- of every held key, and was, once the table had been analyzed small.
-       LATERAL (SELECT ARRAY(
-                    SELECT CASE WHEN (SELECT true FROM {schema}.jobs j
-                                       WHERE j.key_held AND j.key_scope = k.scope
-                                         AND j.key_digest = k.digest) IS NULL
-                                THEN nextval('{schema}.jobs_id_seq') END
-                      FROM unnest(p.scope, p.key_digest) AS k(scope, digest)) AS id
+       -- PostgreSQL to inline the function.
+       LATERAL (SELECT ARRAY(SELECT nextval('{schema}.jobs_id_seq')
+                               FROM generate_series(1, cardinality(p.payload))) AS id
                 OFFSET 0) i,
        LATERAL {schema}.new_jobs(i.id, p.payload, p.queue, p.task, p.priority,
            p.run_at_micros, p.delay_ms, p.max_attempts, p.retry_initial_ms, p.retry_max_ms,
            p.retry_multiplier, p.retry_jitter, p.timeout_ms, p.tags, p.key_retention_ms,
            p.flow, p.payload_codec, p.payload_digest, p.scope, p.key_digest, p.key_preview) n
- WHERE n.id IS NOT NULL
     ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING
 RETURNING id, key_scope, key_digest

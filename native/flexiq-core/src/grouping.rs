@@ -9,9 +9,10 @@
 //!
 //! Callers that a batch has just answered come back together, and the first of them would find
 //! the lane free and go alone, leaving the others to the next batch: batches of one and of the
-//! rest, in turn. So a call that finds the lane free right after a batch of several was
-//! answered waits, for at most [`LINGER`], until as many calls as that batch carried are there.
-//! A caller whose calls overlap no one else's never waits.
+//! rest, in turn; and a call handed the lane by that batch would go with only the calls that
+//! waited beside it. So a call that takes the lane right after a batch of several was answered
+//! waits, for at most [`LINGER`], until as many calls are there as that batch carried and the
+//! calls that waited meanwhile. A caller whose calls overlap no one else's never waits.
 //!
 //! A batch with keys goes out as a plain insert of the calls whose key is free
 //! (`insert_calls.sql`), the statement most calls need; the calls it leaves, whose key is held,
@@ -131,8 +132,9 @@ impl Grouping {
         }
     }
 
-    /// How many calls to wait for before sending: those of the batch answered within the last
-    /// [`LINGER`] (at most [`SPLIT`]), when it carried several; otherwise none.
+    /// How many calls to wait for before sending: the callers of the batch answered within the
+    /// last [`LINGER`] (at most [`SPLIT`]; see `answered`), when they were several; otherwise
+    /// none.
     fn expected(&self) -> usize {
         match self.state().last_batch {
             Some((calls, answered)) if calls > 1 && answered.elapsed() < LINGER => calls.min(SPLIT),
@@ -169,9 +171,13 @@ impl Grouping {
         state.busy.len() == 1 && state.waiting.is_empty()
     }
 
-    /// Notes the size of the batch whose calls have just been answered.
+    /// Notes, before its answers go out, the size of the batch just answered together with the
+    /// calls that wait meanwhile: the callers the next batch can expect. Counted after the
+    /// answers, the callers who had already come back would count twice.
     fn answered(&self, calls: usize) {
-        self.state().last_batch = Some((calls, Instant::now()));
+        let mut state = self.state();
+        let callers = calls + state.waiting.len();
+        state.last_batch = Some((callers, Instant::now()));
     }
 
     /// Whether calls have been replaying long enough for a keyed call to be looked up first.
@@ -400,20 +406,18 @@ impl Client {
                 }
             }
         };
-        let _lane = match waiting {
+        let since = match waiting {
             Ok(mut ticket) => match self.turn(&mut ticket, request).await {
-                Ok(since) => Lane(&self.grouping, since),
+                Ok(since) => since,
                 Err(answer) => return answer,
             },
-            Err(since) => {
-                let lane = Lane(&self.grouping, since);
-                let expected = self.grouping.expected();
-                if expected > 1 {
-                    self.grouping.linger(expected).await;
-                }
-                lane
-            }
+            Err(since) => since,
         };
+        let _lane = Lane(&self.grouping, since);
+        let expected = self.grouping.expected();
+        if expected > 1 {
+            self.grouping.linger(expected).await;
+        }
         let (requests, replies): (Vec<JobRequest>, Vec<oneshot::Sender<Turn>>) = self
             .grouping
             .take(
@@ -440,10 +444,10 @@ impl Client {
         let own = answers
             .next()
             .unwrap_or_else(|| Err(Error::Storage("a batch returned no answer".into())));
+        self.grouping.answered(batch.len());
         for (reply, answer) in replies.into_iter().zip(answers) {
             let _ = reply.send(Turn::Answered(answer));
         }
-        self.grouping.answered(batch.len());
         own
     }
 
@@ -683,7 +687,8 @@ mod tests {
     }
 
     #[test]
-    fn a_call_waits_for_the_callers_of_a_shared_batch_just_answered_and_no_more_than_split() {
+    fn a_call_waits_for_the_callers_of_a_shared_batch_just_answered_and_those_beside_it_up_to_split(
+    ) {
         let grouping = Grouping::new(10);
         assert_eq!(grouping.expected(), 1, "no batch yet");
         grouping.answered(1);
@@ -692,6 +697,10 @@ mod tests {
         assert_eq!(grouping.expected(), 4);
         grouping.answered(100);
         assert_eq!(grouping.expected(), SPLIT);
+        // Calls waiting when a batch is answered come back with its callers.
+        waiting(&grouping, &[1, 1]);
+        grouping.answered(3);
+        assert_eq!(grouping.expected(), 5);
         grouping.state().last_batch = Some((4, Instant::now() - LINGER * 2));
         assert_eq!(grouping.expected(), 1, "answered too long ago");
     }

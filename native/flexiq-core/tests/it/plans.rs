@@ -107,7 +107,7 @@ const STATEMENTS: &[Statement] = &[
         args: ENQUEUE_ARGS,
         by_id: false,
     },
-    // Inserts the calls whose key is free; looks up each key's holder first.
+    // Inserts the calls whose key is free; the unique index finds the held ones.
     Statement {
         name: "insert_calls",
         sql: include_str!("../../sql/insert_calls.sql"),
