@@ -10,9 +10,11 @@
 //! Callers that a batch has just answered come back together, and the first of them would find
 //! the lane free and go alone, leaving the others to the next batch: batches of one and of the
 //! rest, in turn; and a call handed the lane by that batch would go with only the calls that
-//! waited beside it. So a call that takes the lane right after a batch of several was answered
-//! waits, for at most [`LINGER`], until as many calls are there as that batch carried and the
-//! calls that waited meanwhile. A caller whose calls overlap no one else's never waits.
+//! waited beside it. So a call that takes a lane right after a batch was answered waits, for at
+//! most [`LINGER`], until the callers there were then are there, but those still in flight on
+//! the other lane; from [`SPLIT`] callers on, until half of them are (see `expected`). The
+//! calls waiting meanwhile are its own: a lane freed then is not handed to one of them. A
+//! caller whose calls overlap no one else's never waits.
 //!
 //! A batch with keys goes out as a plain insert of the calls whose key is free
 //! (`insert_calls.sql`), the statement most calls need; the calls it leaves, whose key is held,
@@ -65,12 +67,12 @@ const LANES: u32 = 2;
 /// takes on a healthy server, so that the second lane serves a batch stuck on a lock or a slow
 /// disk.
 const SPARE_LANE_AFTER: Duration = Duration::from_millis(5);
-/// A batch of this many calls lets the next one go out on the second lane beside it, rather
-/// than wait: with many callers, two batches in flight each carry half of them, and one commits
+/// With this many callers, a batch carries half of them (and at most this many), and the next
+/// goes out on the second lane beside it rather than wait: two batches in flight, one commits
 /// while the other runs.
 const SPLIT: usize = 8;
-/// The longest a call that finds the lane free waits for the callers of the batch just
-/// answered, who are on their way back: a few times what they take to come back.
+/// The longest a call that takes a lane waits for the callers of the batch just answered, who
+/// are on their way back: a few times what they take to come back.
 const LINGER: Duration = Duration::from_millis(1);
 /// The most jobs one batch carries; the rest wait for the next.
 const BATCH_LIMIT: usize = 1000;
@@ -100,7 +102,10 @@ struct State {
     next_ticket: u64,
     /// Calls waiting for a lane, the longest waiting first.
     waiting: VecDeque<Waiter>,
-    /// How many calls the last batch carried, and when they were answered.
+    /// Calls in statements on their way now, on either lane.
+    in_flight: usize,
+    /// How many callers there were when the last batch was answered (its own calls, those
+    /// waiting and those in flight beside it), and when.
     last_batch: Option<(usize, Instant)>,
     /// Whether a call that holds a lane is waiting for others to send with (see `linger`):
     /// calls that arrive meanwhile join it rather than take another lane.
@@ -132,12 +137,23 @@ impl Grouping {
         }
     }
 
-    /// How many calls to wait for before sending: the callers of the batch answered within the
-    /// last [`LINGER`] (at most [`SPLIT`]; see `answered`), when they were several; otherwise
-    /// none.
+    /// How many calls to wait for before sending: when a batch was answered within the last
+    /// [`LINGER`], the callers there were then (see `answered`), or half of them from [`SPLIT`]
+    /// on, but never those in flight now, whose batch has yet to answer them; at most
+    /// [`SPLIT`]. Otherwise none.
     fn expected(&self) -> usize {
-        match self.state().last_batch {
-            Some((calls, answered)) if calls > 1 && answered.elapsed() < LINGER => calls.min(SPLIT),
+        let state = self.state();
+        match state.last_batch {
+            Some((callers, answered)) if answered.elapsed() < LINGER => {
+                let share = if callers >= SPLIT {
+                    callers / 2
+                } else {
+                    callers
+                };
+                share
+                    .min(callers.saturating_sub(state.in_flight))
+                    .clamp(1, SPLIT)
+            }
             _ => 1,
         }
     }
@@ -171,13 +187,23 @@ impl Grouping {
         state.busy.len() == 1 && state.waiting.is_empty()
     }
 
-    /// Notes, before its answers go out, the size of the batch just answered together with the
-    /// calls that wait meanwhile: the callers the next batch can expect. Counted after the
-    /// answers, the callers who had already come back would count twice.
-    fn answered(&self, calls: usize) {
+    /// Counts `calls` in flight until they are answered, or their statement is dropped.
+    fn sending(&self, calls: usize) -> InFlight<'_> {
+        self.state().in_flight += calls;
+        InFlight {
+            grouping: self,
+            calls,
+        }
+    }
+
+    /// Notes, before its answers go out, the callers there are: the batch just answered, the
+    /// calls that wait and the calls in flight beside it. Counted after the answers, the
+    /// callers who had already come back would count twice.
+    fn answered(&self, mut sent: InFlight<'_>) {
         let mut state = self.state();
-        let callers = calls + state.waiting.len();
-        state.last_batch = Some((callers, Instant::now()));
+        state.last_batch = Some((state.waiting.len() + state.in_flight, Instant::now()));
+        state.in_flight -= sent.calls;
+        sent.calls = 0;
     }
 
     /// Whether calls have been replaying long enough for a keyed call to be looked up first.
@@ -220,10 +246,13 @@ impl Grouping {
     }
 
     /// A lane for a call that has just arrived: when none is in use; or when another is free,
-    /// no call is gathering a batch, and either the calls are many (the last batch carried
-    /// [`SPLIT`]) or every lane in use has been on one batch for [`SPARE_LANE_AFTER`].
+    /// no call is gathering a batch, and either the callers are many (at least [`SPLIT`] when
+    /// the last batch was answered, and more than one of them not in flight) or every lane in
+    /// use has been on one batch for [`SPARE_LANE_AFTER`].
     fn free_lane(&self, state: &mut State) -> Option<Instant> {
-        let many = state.last_batch.is_some_and(|(calls, _)| calls >= SPLIT);
+        let many = state.last_batch.is_some_and(|(callers, _)| {
+            callers >= SPLIT && callers.saturating_sub(state.in_flight) > 1
+        });
         let free = state.busy.is_empty()
             || (state.busy.len() < self.lanes as usize
                 && !state.gathering
@@ -256,8 +285,12 @@ impl Grouping {
         let mut state = self.state();
         let at = state.busy.iter().position(|&b| b == since);
         // A call that stopped waiting cannot take the lane; the next one can. Sending under
-        // the lock is safe: it runs none of the receiver's code.
-        while let Some(next) = state.waiting.pop_front() {
+        // the lock is safe: it runs none of the receiver's code. While a call gathers a batch,
+        // the waiting calls are its own.
+        while !state.gathering {
+            let Some(next) = state.waiting.pop_front() else {
+                break;
+            };
             let passed = Instant::now();
             if next.reply.send(Turn::Lead(passed)).is_ok() {
                 if let Some(at) = at {
@@ -285,6 +318,20 @@ impl<'a> Gathering<'a> {
 impl Drop for Gathering<'_> {
     fn drop(&mut self) {
         self.0.state().gathering = false;
+    }
+}
+
+/// Calls of a statement on its way, counted in [`State::in_flight`] until answered or dropped.
+struct InFlight<'a> {
+    grouping: &'a Grouping,
+    calls: usize,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.calls > 0 {
+            self.grouping.state().in_flight -= self.calls;
+        }
     }
 }
 
@@ -433,18 +480,20 @@ impl Client {
             } else {
                 Announce::AfterCommit
             };
+            let sent = self.grouping.sending(1);
             let answer = self.enqueue_alone(request, announce).await;
-            self.grouping.answered(1);
+            self.grouping.answered(sent);
             return answer;
         }
         let mut batch = Vec::with_capacity(requests.len() + 1);
         batch.push(request.clone());
         batch.extend(requests);
+        let sent = self.grouping.sending(batch.len());
         let mut answers = self.enqueue_batch_of_calls(&batch).await.into_iter();
         let own = answers
             .next()
             .unwrap_or_else(|| Err(Error::Storage("a batch returned no answer".into())));
-        self.grouping.answered(batch.len());
+        self.grouping.answered(sent);
         for (reply, answer) in replies.into_iter().zip(answers) {
             let _ = reply.send(Turn::Answered(answer));
         }
@@ -691,16 +740,23 @@ mod tests {
     ) {
         let grouping = Grouping::new(10);
         assert_eq!(grouping.expected(), 1, "no batch yet");
-        grouping.answered(1);
+        grouping.answered(grouping.sending(1));
         assert_eq!(grouping.expected(), 1, "a lone call");
-        grouping.answered(4);
+        grouping.answered(grouping.sending(4));
         assert_eq!(grouping.expected(), 4);
-        grouping.answered(100);
+        grouping.answered(grouping.sending(100));
         assert_eq!(grouping.expected(), SPLIT);
-        // Calls waiting when a batch is answered come back with its callers.
+        grouping.answered(grouping.sending(SPLIT + 2));
+        assert_eq!(grouping.expected(), SPLIT / 2 + 1, "half of many callers");
+        // Calls waiting when a batch is answered come back with its callers; calls in flight
+        // beside it come back once their own batch is answered.
         waiting(&grouping, &[1, 1]);
-        grouping.answered(3);
+        let beside = grouping.sending(2);
+        grouping.answered(grouping.sending(3));
         assert_eq!(grouping.expected(), 5);
+        drop(beside);
+        assert_eq!(grouping.expected(), 7);
+        assert_eq!(grouping.state().in_flight, 0);
         grouping.state().last_batch = Some((4, Instant::now() - LINGER * 2));
         assert_eq!(grouping.expected(), 1, "answered too long ago");
     }
@@ -746,10 +802,16 @@ mod tests {
             "a fresh batch, few calls"
         );
         state.last_batch = Some((SPLIT, Instant::now()));
+        state.in_flight = SPLIT - 1;
+        assert!(
+            grouping.free_lane(&mut state).is_none(),
+            "many callers, all but one in flight"
+        );
+        state.in_flight = SPLIT / 2;
         state.gathering = true;
         assert!(grouping.free_lane(&mut state).is_none(), "a call gathers");
         state.gathering = false;
-        assert!(grouping.free_lane(&mut state).is_some(), "many calls");
+        assert!(grouping.free_lane(&mut state).is_some(), "many callers");
         assert!(
             grouping.free_lane(&mut state).is_none(),
             "both lanes in use"
@@ -779,6 +841,36 @@ mod tests {
         waiting(&narrow, &[1]);
         narrow.state().busy.push(Instant::now());
         assert!(matches!(narrow.spare_lane(0), Spare::Busy));
+    }
+
+    #[test]
+    fn a_freed_lane_passes_to_the_longest_waiting_call_unless_a_call_gathers_them() {
+        let grouping = Grouping::new(10);
+        let mut turns = Vec::new();
+        {
+            let mut state = grouping.state();
+            for ticket in 0..2 {
+                let (reply, turn) = oneshot::channel();
+                state.waiting.push_back(Waiter {
+                    ticket,
+                    request: JobRequest::new("t", vec![]),
+                    reply,
+                });
+                turns.push(turn);
+            }
+        }
+        let lanes = [Grouping::occupy(&mut grouping.state()), Instant::now()];
+        grouping.state().busy.push(lanes[1]);
+        grouping.state().gathering = true;
+        grouping.release(lanes[0]);
+        assert_eq!(grouping.state().waiting.len(), 2, "left to the gatherer");
+        assert_eq!(grouping.state().busy, [lanes[1]]);
+        assert!(turns[0].try_recv().is_err());
+        grouping.state().gathering = false;
+        grouping.release(lanes[1]);
+        assert!(matches!(turns[0].try_recv(), Ok(Turn::Lead(_))));
+        assert_eq!(grouping.state().waiting.len(), 1);
+        assert_eq!(grouping.state().busy.len(), 1, "the lane passed on");
     }
 
     #[test]
