@@ -10,11 +10,16 @@
 //! Callers that a batch has just answered come back together, and the first of them would find
 //! the lane free and go alone, leaving the others to the next batch: batches of one and of the
 //! rest, in turn; and a call handed the lane by that batch would go with only the calls that
-//! waited beside it. So a call that takes a lane right after a batch was answered waits, for at
-//! most [`LINGER`], until the callers there were then are there, but those still in flight on
-//! the other lane; from [`SPLIT`] callers on, until half of them are (see `expected`). The
-//! calls waiting meanwhile are its own: a lane freed then is not handed to one of them. A
-//! caller whose calls overlap no one else's never waits.
+//! waited beside it. So a call that takes a lane right after a batch was answered gathers a
+//! batch: it waits among the calls, for at most [`LINGER`], until the callers there were then
+//! are there, but those still in flight on the other lane; from [`SPLIT`] callers on, until
+//! half of them are (see `expected`). The call that completes the batch takes the lane and
+//! sends it at once, rather than wake the gathering call (each wake-up of a blocked thread
+//! costs the switch of a core); at the deadline the gathering call sends what has come. The
+//! calls waiting meanwhile belong to the batch: a lane freed then is not handed to one of
+//! them. A batch frees its lane before it answers its callers, so the first of them back finds
+//! it free rather than wait to be handed it. A caller whose calls overlap no one else's never
+//! waits.
 //!
 //! A batch with keys goes out as a plain insert of the calls whose key is free
 //! (`insert_calls.sql`), the statement most calls need; the calls it leaves, whose key is held,
@@ -48,7 +53,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use sqlx::Row;
-use tokio::sync::{oneshot, Notify};
+use tokio::sync::oneshot;
 
 use crate::batch::KeyedBatch;
 use crate::client::Client;
@@ -71,7 +76,7 @@ const SPARE_LANE_AFTER: Duration = Duration::from_millis(5);
 /// goes out on the second lane beside it rather than wait: two batches in flight, one commits
 /// while the other runs.
 const SPLIT: usize = 8;
-/// The longest a call that takes a lane waits for the callers of the batch just answered, who
+/// The longest a call that takes a lane gathers the callers of the batch just answered, who
 /// are on their way back: a few times what they take to come back.
 const LINGER: Duration = Duration::from_millis(1);
 /// The most jobs one batch carries; the rest wait for the next.
@@ -91,8 +96,6 @@ pub(crate) struct Grouping {
     state: Mutex<State>,
     /// Calls in a row whose answer was a replay.
     replays: AtomicU32,
-    /// Signalled when a call starts waiting, for a call that lingers.
-    arrived: Notify,
 }
 
 #[derive(Default)]
@@ -107,9 +110,18 @@ struct State {
     /// How many callers there were when the last batch was answered (its own calls, those
     /// waiting and those in flight beside it), and when.
     last_batch: Option<(usize, Instant)>,
-    /// Whether a call that holds a lane is waiting for others to send with (see `linger`):
-    /// calls that arrive meanwhile join it rather than take another lane.
-    gathering: bool,
+    /// The batch a call gathers, holding a lane, while it waits for the callers it expects
+    /// (see `gather`): calls that arrive meanwhile join it rather than take another lane, and
+    /// the one that completes it leads it.
+    gathering: Option<Gather>,
+}
+
+/// A batch being gathered: the lane it holds, since when, the ticket of the call gathering
+/// it, which waits among the others, and how many waiting calls complete it.
+struct Gather {
+    lane: Instant,
+    ticket: u64,
+    complete_at: usize,
 }
 
 struct Waiter {
@@ -133,7 +145,6 @@ impl Grouping {
             lanes: LANES.min(pool_size.saturating_sub(1)).max(1),
             state: Mutex::default(),
             replays: AtomicU32::new(0),
-            arrived: Notify::new(),
         }
     }
 
@@ -158,22 +169,92 @@ impl Grouping {
         }
     }
 
-    /// Waits, for at most [`LINGER`], until `expected` calls wait counting the caller's own.
-    async fn linger(&self, expected: usize) {
-        let _gathering = Gathering::start(self);
-        let deadline = tokio::time::Instant::now() + LINGER;
-        loop {
-            let arrived = self.arrived.notified();
-            tokio::pin!(arrived);
-            // Registered before the count is read, so an arrival in between is not missed.
-            arrived.as_mut().enable();
-            if self.state().waiting.len() + 1 >= expected {
-                return;
-            }
-            if tokio::time::timeout_at(deadline, arrived).await.is_err() {
-                return;
-            }
+    /// Queues the call `request` for a lane.
+    fn enlist<'a>(&'a self, state: &mut State, request: &JobRequest) -> Ticket<'a> {
+        let (reply, turn) = oneshot::channel();
+        let number = state.next_ticket;
+        state.next_ticket += 1;
+        state.waiting.push_back(Waiter {
+            ticket: number,
+            request: request.clone(),
+            reply,
+        });
+        Ticket {
+            grouping: self,
+            number,
+            turn,
         }
+    }
+
+    /// Starts gathering a batch on the lane taken at `since`, until `expected` calls wait
+    /// counting the caller's own, which waits among them; `None` when there is nothing to wait
+    /// for: `expected` calls are there already, or another call gathers.
+    fn start_gathering(
+        &self,
+        since: Instant,
+        request: &JobRequest,
+        expected: usize,
+    ) -> Option<(Ticket<'_>, Gathering<'_>)> {
+        let mut state = self.state();
+        if state.gathering.is_some() || state.waiting.len() + 1 >= expected {
+            return None;
+        }
+        let ticket = self.enlist(&mut state, request);
+        state.gathering = Some(Gather {
+            lane: since,
+            ticket: ticket.number,
+            complete_at: expected,
+        });
+        let gathering = Gathering {
+            grouping: self,
+            ticket: ticket.number,
+            lane: since,
+        };
+        Some((ticket, gathering))
+    }
+
+    /// The lane of the batch being gathered, for a call that arrives to complete it: it leads
+    /// the batch at once, rather than wake the call that gathers it.
+    fn completes(state: &mut State) -> Option<Instant> {
+        let complete = state
+            .gathering
+            .as_ref()
+            .is_some_and(|g| state.waiting.len() + 1 >= g.complete_at);
+        complete
+            .then(|| state.gathering.take().map(|g| g.lane))
+            .flatten()
+    }
+
+    /// Ends a gathering whose call has its turn, or `timed_out`; true when that call leads on
+    /// its own lane, with the calls that came. When another call completed the batch, it took
+    /// the lane; when one leading the other lane took the gathering call into its batch, the
+    /// lane is passed on.
+    fn stop_gathering(
+        &self,
+        gathering: Gathering<'_>,
+        ticket: &Ticket<'_>,
+        timed_out: bool,
+    ) -> bool {
+        let lane = gathering.lane;
+        let ours = gathering.end();
+        if ours && timed_out && ticket.withdraw() {
+            return true;
+        }
+        if ours {
+            self.release(lane);
+        }
+        false
+    }
+
+    /// Ends the gathering of the call `ticket`; false when it was not gathering, or another
+    /// call completed its batch.
+    fn end_gathering(&self, ticket: u64) -> bool {
+        let mut state = self.state();
+        let ours = state.gathering.as_ref().is_some_and(|g| g.ticket == ticket);
+        if ours {
+            state.gathering = None;
+        }
+        ours
     }
 
     /// Whether the caller, holding a lane with no call to send with, overlaps no other single
@@ -255,7 +336,7 @@ impl Grouping {
         });
         let free = state.busy.is_empty()
             || (state.busy.len() < self.lanes as usize
-                && !state.gathering
+                && state.gathering.is_none()
                 && (many || state.busy.iter().all(|b| b.elapsed() >= SPARE_LANE_AFTER)));
         free.then(|| Self::occupy(state))
     }
@@ -287,7 +368,7 @@ impl Grouping {
         // A call that stopped waiting cannot take the lane; the next one can. Sending under
         // the lock is safe: it runs none of the receiver's code. While a call gathers a batch,
         // the waiting calls are its own.
-        while !state.gathering {
+        while state.gathering.is_none() {
             let Some(next) = state.waiting.pop_front() else {
                 break;
             };
@@ -305,19 +386,28 @@ impl Grouping {
     }
 }
 
-/// Marks a call gathering a batch while it lingers, however its wait ends.
-struct Gathering<'a>(&'a Grouping);
+/// A call gathering a batch on the lane it holds; dropped while the call still gathers (its
+/// call abandoned), it ends the gathering and passes the lane on.
+struct Gathering<'a> {
+    grouping: &'a Grouping,
+    ticket: u64,
+    lane: Instant,
+}
 
-impl<'a> Gathering<'a> {
-    fn start(grouping: &'a Grouping) -> Gathering<'a> {
-        grouping.state().gathering = true;
-        Gathering(grouping)
+impl Gathering<'_> {
+    /// Ends the gathering, leaving the lane to the caller; false when it had ended already.
+    fn end(self) -> bool {
+        let ended = self.grouping.end_gathering(self.ticket);
+        std::mem::forget(self);
+        ended
     }
 }
 
 impl Drop for Gathering<'_> {
     fn drop(&mut self) {
-        self.0.state().gathering = false;
+        if self.grouping.end_gathering(self.ticket) {
+            self.grouping.release(self.lane);
+        }
     }
 }
 
@@ -333,6 +423,16 @@ impl Drop for InFlight<'_> {
             self.grouping.state().in_flight -= self.calls;
         }
     }
+}
+
+/// How a call that has just arrived goes on.
+enum Arrival<'a> {
+    /// It completes the batch being gathered, whose lane it takes to lead it.
+    Completes(Instant),
+    /// A lane was free: it took it.
+    Free(Instant),
+    /// It waits for a lane or its answer.
+    Waits(Ticket<'a>),
 }
 
 /// What a waiting call that looked for the second lane found.
@@ -431,40 +531,32 @@ impl Client {
     }
 
     async fn enqueue_in_lanes(&self, request: &JobRequest) -> Result<Enqueued> {
-        let waiting = {
+        let arrival = {
             let mut state = self.grouping.state();
-            match self.grouping.free_lane(&mut state) {
-                Some(since) => Err(since),
-                None => {
-                    let (reply, turn) = oneshot::channel();
-                    let number = state.next_ticket;
-                    state.next_ticket += 1;
-                    state.waiting.push_back(Waiter {
-                        ticket: number,
-                        request: request.clone(),
-                        reply,
-                    });
-                    self.grouping.arrived.notify_waiters();
-                    Ok(Ticket {
-                        grouping: &self.grouping,
-                        number,
-                        turn,
-                    })
+            if let Some(lane) = Grouping::completes(&mut state) {
+                Arrival::Completes(lane)
+            } else {
+                match self.grouping.free_lane(&mut state) {
+                    Some(since) => Arrival::Free(since),
+                    None => Arrival::Waits(self.grouping.enlist(&mut state, request)),
                 }
             }
         };
-        let since = match waiting {
-            Ok(mut ticket) => match self.turn(&mut ticket, request).await {
+        let since = match arrival {
+            Arrival::Completes(lane) => lane,
+            Arrival::Waits(mut ticket) => match self.turn(&mut ticket, request).await {
+                Ok(since) => match self.gather(since, request).await {
+                    Ok(since) => since,
+                    Err(answer) => return answer,
+                },
+                Err(answer) => return answer,
+            },
+            Arrival::Free(since) => match self.gather(since, request).await {
                 Ok(since) => since,
                 Err(answer) => return answer,
             },
-            Err(since) => since,
         };
-        let _lane = Lane(&self.grouping, since);
-        let expected = self.grouping.expected();
-        if expected > 1 {
-            self.grouping.linger(expected).await;
-        }
+        let lane = Lane(&self.grouping, since);
         let (requests, replies): (Vec<JobRequest>, Vec<oneshot::Sender<Turn>>) = self
             .grouping
             .take(
@@ -494,10 +586,41 @@ impl Client {
             .next()
             .unwrap_or_else(|| Err(Error::Storage("a batch returned no answer".into())));
         self.grouping.answered(sent);
+        // Freed before the callers are answered: the first of them back takes it, rather than
+        // wait for it and be woken again when it is handed on.
+        drop(lane);
         for (reply, answer) in replies.into_iter().zip(answers) {
             let _ = reply.send(Turn::Answered(answer));
         }
         own
+    }
+
+    /// For a call that holds the lane taken at `since`: when a batch was just answered, waits
+    /// among the calls, for at most [`LINGER`], until the callers it can expect are there (see
+    /// `expected`). The call that completes the batch leads it, this one's job with it; at the
+    /// deadline this call leads what has come. Returns the lane this call leads on, or its
+    /// answer.
+    async fn gather(
+        &self,
+        since: Instant,
+        request: &JobRequest,
+    ) -> std::result::Result<Instant, Result<Enqueued>> {
+        let expected = self.grouping.expected();
+        let Some((mut ticket, gathering)) = self.grouping.start_gathering(since, request, expected)
+        else {
+            return Ok(since);
+        };
+        let turn = tokio::time::timeout(LINGER, &mut ticket.turn).await;
+        if self
+            .grouping
+            .stop_gathering(gathering, &ticket, turn.is_err())
+        {
+            return Ok(since);
+        }
+        match turn {
+            Ok(turn) => self.settle(turn, request).await,
+            Err(_) => self.turn(&mut ticket, request).await,
+        }
     }
 
     /// Waits for a waiting call's turn: the instant a lane passed to it, or its answer.
@@ -524,6 +647,15 @@ impl Client {
                 }
             },
         };
+        self.settle(turn, request).await
+    }
+
+    /// What a waiting call's turn brings: the lane it leads on, or its answer.
+    async fn settle(
+        &self,
+        turn: std::result::Result<Turn, oneshot::error::RecvError>,
+        request: &JobRequest,
+    ) -> std::result::Result<Instant, Result<Enqueued>> {
         match turn {
             Ok(Turn::Answered(answer)) => Err(answer),
             Ok(Turn::Lead(since)) => Ok(since),
@@ -761,35 +893,78 @@ mod tests {
         assert_eq!(grouping.expected(), 1, "answered too long ago");
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn lingering_ends_when_the_calls_expected_arrive_or_after_linger() {
-        let grouping = std::sync::Arc::new(Grouping::new(10));
-        // With the clock paused, a timeout fires only once every task waits, and then moves
-        // the clock: a wait that ended by arrivals took no time.
-        let started = tokio::time::Instant::now();
-        let arrivals = {
-            let grouping = grouping.clone();
-            tokio::spawn(async move {
-                for _ in 0..2 {
-                    tokio::task::yield_now().await;
-                    waiting(&grouping, &[1]);
-                    grouping.arrived.notify_waiters();
-                }
-            })
-        };
-        grouping.linger(3).await;
-        assert_eq!(grouping.state().waiting.len(), 2);
-        assert!(started.elapsed() < LINGER, "ended by the arrivals");
-        assert!(!grouping.state().gathering);
-        arrivals.await.expect("arrivals");
-
-        let started = tokio::time::Instant::now();
-        grouping.linger(4).await;
+    #[test]
+    fn a_gathering_waits_among_the_calls_and_the_call_that_completes_it_takes_its_lane() {
+        let grouping = Grouping::new(10);
+        let request = JobRequest::new("t", vec![]);
+        let lane = Grouping::occupy(&mut grouping.state());
+        waiting(&grouping, &[1, 1]);
         assert!(
-            started.elapsed() >= LINGER,
-            "waited for a call that never came"
+            grouping.start_gathering(lane, &request, 3).is_none(),
+            "three are there already"
         );
-        assert!(!grouping.state().gathering);
+        grouping.take(10, 100);
+        let (ticket, gathering) = grouping
+            .start_gathering(lane, &request, 3)
+            .expect("gathers");
+        assert_eq!(grouping.state().waiting.len(), 1, "waits among the calls");
+        assert!(
+            grouping.start_gathering(lane, &request, 3).is_none(),
+            "one call gathers at a time"
+        );
+        assert_eq!(
+            Grouping::completes(&mut grouping.state()),
+            None,
+            "two of three"
+        );
+        waiting(&grouping, &[1]);
+        assert_eq!(
+            Grouping::completes(&mut grouping.state()),
+            Some(lane),
+            "the third completes it"
+        );
+        assert!(grouping.state().gathering.is_none());
+        // The gathering call's turn comes with that batch, which took its lane.
+        assert!(!grouping.stop_gathering(gathering, &ticket, false));
+        assert_eq!(grouping.state().busy, [lane]);
+    }
+
+    #[test]
+    fn a_gathering_call_leads_what_came_by_the_deadline_unless_the_other_lane_took_it() {
+        let grouping = Grouping::new(10);
+        let request = JobRequest::new("t", vec![]);
+        let lane = Grouping::occupy(&mut grouping.state());
+        let (ticket, gathering) = grouping
+            .start_gathering(lane, &request, 4)
+            .expect("gathers");
+        waiting(&grouping, &[1]);
+        assert!(grouping.stop_gathering(gathering, &ticket, true), "leads");
+        assert_eq!(grouping.state().waiting.len(), 1, "no longer waits itself");
+        assert_eq!(grouping.state().busy, [lane]);
+        assert!(grouping.state().gathering.is_none());
+
+        grouping.take(10, 100);
+        let (ticket, gathering) = grouping
+            .start_gathering(lane, &request, 4)
+            .expect("gathers");
+        assert_eq!(grouping.take(10, 100).len(), 1, "taken by the other lane");
+        assert!(!grouping.stop_gathering(gathering, &ticket, true));
+        assert!(grouping.state().busy.is_empty(), "its lane freed");
+    }
+
+    #[test]
+    fn an_abandoned_gathering_passes_its_lane_on() {
+        let grouping = Grouping::new(10);
+        let request = JobRequest::new("t", vec![]);
+        let lane = Grouping::occupy(&mut grouping.state());
+        let (ticket, gathering) = grouping
+            .start_gathering(lane, &request, 4)
+            .expect("gathers");
+        drop(gathering);
+        drop(ticket);
+        assert!(grouping.state().gathering.is_none());
+        assert!(grouping.state().busy.is_empty());
+        assert!(grouping.state().waiting.is_empty());
     }
 
     #[test]
@@ -808,9 +983,13 @@ mod tests {
             "many callers, all but one in flight"
         );
         state.in_flight = SPLIT / 2;
-        state.gathering = true;
+        state.gathering = Some(Gather {
+            lane: Instant::now(),
+            ticket: 0,
+            complete_at: 2,
+        });
         assert!(grouping.free_lane(&mut state).is_none(), "a call gathers");
-        state.gathering = false;
+        state.gathering = None;
         assert!(grouping.free_lane(&mut state).is_some(), "many callers");
         assert!(
             grouping.free_lane(&mut state).is_none(),
@@ -861,12 +1040,16 @@ mod tests {
         }
         let lanes = [Grouping::occupy(&mut grouping.state()), Instant::now()];
         grouping.state().busy.push(lanes[1]);
-        grouping.state().gathering = true;
+        grouping.state().gathering = Some(Gather {
+            lane: lanes[1],
+            ticket: 9,
+            complete_at: 3,
+        });
         grouping.release(lanes[0]);
         assert_eq!(grouping.state().waiting.len(), 2, "left to the gatherer");
         assert_eq!(grouping.state().busy, [lanes[1]]);
         assert!(turns[0].try_recv().is_err());
-        grouping.state().gathering = false;
+        grouping.state().gathering = None;
         grouping.release(lanes[1]);
         assert!(matches!(turns[0].try_recv(), Ok(Turn::Lead(_))));
         assert_eq!(grouping.state().waiting.len(), 1);

@@ -282,9 +282,8 @@ async fn burst(
     answers
 }
 
-/// Four callers calling back to back fill every statement, however the lane reaches the call
-/// that sends it: found free by the first caller back, or handed on by the batch just answered
-/// to a call that waited beside it. Either waits for the callers of that batch.
+/// Four callers calling back to back fill every statement: the first caller back from a batch
+/// finds the lane free and gathers the others, and the last of them back sends the batch.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn callers_calling_back_to_back_fill_their_statements() {
     let client = Arc::new(common::client_with_pool(8).await);

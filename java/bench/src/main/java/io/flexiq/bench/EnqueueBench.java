@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ratios within a run.
  *
  * <p>Arguments (optional): seconds per measurement (default 3), rounds (default 3, best kept).
+ * {@code -Dflexiq.bench.workloads=W1_FRESH,W3_UNKEYED} (names of {@link Workload}) and
+ * {@code -Dflexiq.bench.threads=4} narrow a run to those workloads and thread counts.
  */
 public final class EnqueueBench {
     /** The benchmark's payload. */
@@ -93,11 +95,15 @@ public final class EnqueueBench {
             System.out.printf(Locale.ROOT, "%-28s %7s %18s %18s %18s %11s %12s %8s%n", "workload", "threads",
                     "Java API (load)", "Rust core (load)", "minimal SQL (load)", "API/minimal", "core/minimal", "API/core");
             String only = System.getProperty("flexiq.bench.workloads");
+            String onlyThreads = System.getProperty("flexiq.bench.threads");
             for (Workload w : Workload.values()) {
                 if (only != null && !Arrays.asList(only.split(",")).contains(w.name())) {
                     continue;
                 }
                 for (int threads : w.threads) {
+                    if (onlyThreads != null && !Arrays.asList(onlyThreads.split(",")).contains(Integer.toString(threads))) {
+                        continue;
+                    }
                     Figure[] f = best(rounds, () -> emptyTables(queue, jdbcUrl, w),
                             () -> w.jobsPerCall * run(threads, seconds, () -> apiOp(queue, w)),
                             core == null ? null : () -> w.jobsPerCall * core.run(w, threads, seconds),
@@ -106,8 +112,9 @@ public final class EnqueueBench {
                             cell(f[0]), cell(f[1]), cell(f[2]), ratio(f[0], f[2]), ratio(f[1], f[2]), ratio(f[0], f[1]));
                 }
             }
-            // A run narrowed to some workloads is a quick look at those: the caller's connection is left out.
-            if (only == null) {
+            // A run narrowed to some workloads or thread counts is a quick look at those: the
+            // caller's connection is left out.
+            if (only == null && onlyThreads == null) {
                 CallerConnection.measure(queue, jdbcUrl, seconds, rounds);
             }
             System.out.println("\nLoad average at end: " + loadAverages());
