@@ -863,6 +863,14 @@ mod tests {
         }
     }
 
+    /// A call gathering `expected` calls on `lane`.
+    fn gathers(grouping: &Grouping, lane: Instant, expected: usize) -> (Ticket<'_>, Gathering<'_>) {
+        let request = JobRequest::new("t", vec![]);
+        grouping
+            .start_gathering(lane, &request, expected)
+            .expect("gathers")
+    }
+
     fn sizes(taken: &[Waiter]) -> Vec<usize> {
         taken.iter().map(|w| w.request.payload.len()).collect()
     }
@@ -904,9 +912,7 @@ mod tests {
             "three are there already"
         );
         grouping.take(10, 100);
-        let (ticket, gathering) = grouping
-            .start_gathering(lane, &request, 3)
-            .expect("gathers");
+        let (ticket, gathering) = gathers(&grouping, lane, 3);
         assert_eq!(grouping.state().waiting.len(), 1, "waits among the calls");
         assert!(
             grouping.start_gathering(lane, &request, 3).is_none(),
@@ -932,11 +938,8 @@ mod tests {
     #[test]
     fn a_gathering_call_leads_what_came_by_the_deadline_unless_the_other_lane_took_it() {
         let grouping = Grouping::new(10);
-        let request = JobRequest::new("t", vec![]);
         let lane = Grouping::occupy(&mut grouping.state());
-        let (ticket, gathering) = grouping
-            .start_gathering(lane, &request, 4)
-            .expect("gathers");
+        let (ticket, gathering) = gathers(&grouping, lane, 4);
         waiting(&grouping, &[1]);
         assert!(grouping.stop_gathering(gathering, &ticket, true), "leads");
         assert_eq!(grouping.state().waiting.len(), 1, "no longer waits itself");
@@ -944,9 +947,7 @@ mod tests {
         assert!(grouping.state().gathering.is_none());
 
         grouping.take(10, 100);
-        let (ticket, gathering) = grouping
-            .start_gathering(lane, &request, 4)
-            .expect("gathers");
+        let (ticket, gathering) = gathers(&grouping, lane, 4);
         assert_eq!(grouping.take(10, 100).len(), 1, "taken by the other lane");
         assert!(!grouping.stop_gathering(gathering, &ticket, true));
         assert!(grouping.state().busy.is_empty(), "its lane freed");
@@ -955,11 +956,8 @@ mod tests {
     #[test]
     fn an_abandoned_gathering_passes_its_lane_on() {
         let grouping = Grouping::new(10);
-        let request = JobRequest::new("t", vec![]);
         let lane = Grouping::occupy(&mut grouping.state());
-        let (ticket, gathering) = grouping
-            .start_gathering(lane, &request, 4)
-            .expect("gathers");
+        let (ticket, gathering) = gathers(&grouping, lane, 4);
         drop(gathering);
         drop(ticket);
         assert!(grouping.state().gathering.is_none());
