@@ -208,7 +208,6 @@ impl Grouping {
         let gathering = Gathering {
             grouping: self,
             ticket: ticket.number,
-            lane: since,
         };
         Some((ticket, gathering))
     }
@@ -216,13 +215,11 @@ impl Grouping {
     /// The lane of the batch being gathered, for a call that arrives to complete it: it leads
     /// the batch at once, rather than wake the call that gathers it.
     fn completes(state: &mut State) -> Option<Instant> {
-        let complete = state
-            .gathering
-            .as_ref()
-            .is_some_and(|g| state.waiting.len() + 1 >= g.complete_at);
-        complete
-            .then(|| state.gathering.take().map(|g| g.lane))
-            .flatten()
+        let gather = state.gathering.as_ref()?;
+        if state.waiting.len() + 1 < gather.complete_at {
+            return None;
+        }
+        state.gathering.take().map(|g| g.lane)
     }
 
     /// Ends a gathering whose call has its turn, or `timed_out`; true when that call leads on
@@ -235,26 +232,24 @@ impl Grouping {
         ticket: &Ticket<'_>,
         timed_out: bool,
     ) -> bool {
-        let lane = gathering.lane;
-        let ours = gathering.end();
-        if ours && timed_out && ticket.withdraw() {
+        let Some(lane) = gathering.end() else {
+            return false;
+        };
+        if timed_out && ticket.withdraw() {
             return true;
         }
-        if ours {
-            self.release(lane);
-        }
+        self.release(lane);
         false
     }
 
-    /// Ends the gathering of the call `ticket`; false when it was not gathering, or another
-    /// call completed its batch.
-    fn end_gathering(&self, ticket: u64) -> bool {
+    /// Ends the gathering of the call `ticket` and returns its lane; `None` when it was not
+    /// gathering, or another call completed its batch and took the lane.
+    fn end_gathering(&self, ticket: u64) -> Option<Instant> {
         let mut state = self.state();
-        let ours = state.gathering.as_ref().is_some_and(|g| g.ticket == ticket);
-        if ours {
-            state.gathering = None;
+        if state.gathering.as_ref()?.ticket != ticket {
+            return None;
         }
-        ours
+        state.gathering.take().map(|g| g.lane)
     }
 
     /// Whether the caller, holding a lane with no call to send with, overlaps no other single
@@ -391,22 +386,21 @@ impl Grouping {
 struct Gathering<'a> {
     grouping: &'a Grouping,
     ticket: u64,
-    lane: Instant,
 }
 
 impl Gathering<'_> {
-    /// Ends the gathering, leaving the lane to the caller; false when it had ended already.
-    fn end(self) -> bool {
-        let ended = self.grouping.end_gathering(self.ticket);
+    /// Ends the gathering, leaving its lane to the caller; `None` when it had ended already.
+    fn end(self) -> Option<Instant> {
+        let lane = self.grouping.end_gathering(self.ticket);
         std::mem::forget(self);
-        ended
+        lane
     }
 }
 
 impl Drop for Gathering<'_> {
     fn drop(&mut self) {
-        if self.grouping.end_gathering(self.ticket) {
-            self.grouping.release(self.lane);
+        if let Some(lane) = self.grouping.end_gathering(self.ticket) {
+            self.grouping.release(lane);
         }
     }
 }
@@ -535,26 +529,15 @@ impl Client {
             let mut state = self.grouping.state();
             if let Some(lane) = Grouping::completes(&mut state) {
                 Arrival::Completes(lane)
+            } else if let Some(since) = self.grouping.free_lane(&mut state) {
+                Arrival::Free(since)
             } else {
-                match self.grouping.free_lane(&mut state) {
-                    Some(since) => Arrival::Free(since),
-                    None => Arrival::Waits(self.grouping.enlist(&mut state, request)),
-                }
+                Arrival::Waits(self.grouping.enlist(&mut state, request))
             }
         };
-        let since = match arrival {
-            Arrival::Completes(lane) => lane,
-            Arrival::Waits(mut ticket) => match self.turn(&mut ticket, request).await {
-                Ok(since) => match self.gather(since, request).await {
-                    Ok(since) => since,
-                    Err(answer) => return answer,
-                },
-                Err(answer) => return answer,
-            },
-            Arrival::Free(since) => match self.gather(since, request).await {
-                Ok(since) => since,
-                Err(answer) => return answer,
-            },
+        let since = match self.lane_to_lead(arrival, request).await {
+            Ok(since) => since,
+            Err(answer) => return answer,
         };
         let lane = Lane(&self.grouping, since);
         let (requests, replies): (Vec<JobRequest>, Vec<oneshot::Sender<Turn>>) = self
@@ -593,6 +576,21 @@ impl Client {
             let _ = reply.send(Turn::Answered(answer));
         }
         own
+    }
+
+    /// The lane an arrived call leads its batch on, once it has one and has gathered the
+    /// batch; or its answer, when another call's batch carried its job.
+    async fn lane_to_lead(
+        &self,
+        arrival: Arrival<'_>,
+        request: &JobRequest,
+    ) -> std::result::Result<Instant, Result<Enqueued>> {
+        let since = match arrival {
+            Arrival::Completes(lane) => return Ok(lane),
+            Arrival::Free(since) => since,
+            Arrival::Waits(mut ticket) => self.turn(&mut ticket, request).await?,
+        };
+        self.gather(since, request).await
     }
 
     /// For a call that holds the lane taken at `since`: when a batch was just answered, waits

@@ -97,11 +97,11 @@ public final class EnqueueBench {
             String only = System.getProperty("flexiq.bench.workloads");
             String onlyThreads = System.getProperty("flexiq.bench.threads");
             for (Workload w : Workload.values()) {
-                if (only != null && !Arrays.asList(only.split(",")).contains(w.name())) {
+                if (!selected(only, w.name())) {
                     continue;
                 }
                 for (int threads : w.threads) {
-                    if (onlyThreads != null && !Arrays.asList(onlyThreads.split(",")).contains(Integer.toString(threads))) {
+                    if (!selected(onlyThreads, Integer.toString(threads))) {
                         continue;
                     }
                     Figure[] f = best(rounds, () -> emptyTables(queue, jdbcUrl, w),
@@ -119,6 +119,11 @@ public final class EnqueueBench {
             }
             System.out.println("\nLoad average at end: " + loadAverages());
         }
+    }
+
+    /** Whether {@code name} is in the comma-separated {@code list}; everything is when there is no list. */
+    static boolean selected(String list, String name) {
+        return list == null || Arrays.asList(list.split(",")).contains(name);
     }
 
     /** The PostgreSQL settings that decide what a commit costs. */
