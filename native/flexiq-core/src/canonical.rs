@@ -14,6 +14,7 @@ use std::fmt::{self, Write as _};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::canonical_scan;
 use crate::error::{Error, Result};
 
 /// The deepest nesting of arrays and objects accepted (the outermost one counts as 1).
@@ -37,6 +38,15 @@ const EXPONENT_FORM_FROM: f64 = 1e21;
 /// - an object that repeats a member name: RFC 8785 takes I-JSON input, and silently keeping
 ///   one of the values would let two different texts share a key.
 pub fn canonicalize(json: &[u8]) -> Result<Vec<u8>> {
+    // Most payloads come from a serializer that wrote them in this form already.
+    if canonical_scan::is_canonical(json) {
+        return Ok(json.to_vec());
+    }
+    rewrite(json)
+}
+
+/// Parses `json` and writes it anew in canonical form, refusing as [`canonicalize`] says.
+pub(crate) fn rewrite(json: &[u8]) -> Result<Vec<u8>> {
     let mut reading = Reading {
         json,
         numbers: NumberLiterals { json, at: 0 },

@@ -6,6 +6,7 @@ mod announcer;
 mod batch;
 pub mod caller;
 pub mod canonical;
+mod canonical_scan;
 pub mod client;
 pub mod cron;
 pub mod enqueue;

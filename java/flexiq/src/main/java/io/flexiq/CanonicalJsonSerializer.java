@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -66,6 +67,9 @@ public final class CanonicalJsonSerializer implements PayloadSerializer {
                 .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
                 // A payload reads back as it was written, not moved to UTC.
                 .disable(DeserializationFeature.ADJUST_DATES_TO_CONTEXT_TIME_ZONE)
+                // Members in the order canonical form has them, so that the native core finds
+                // a bean's or record's JSON canonical as written and need not rewrite it.
+                .enable(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY)
                 .build();
     }
 

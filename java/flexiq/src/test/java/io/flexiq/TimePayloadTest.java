@@ -36,6 +36,14 @@ class TimePayloadTest {
     }
 
     @Test
+    void handsTheNativeCoreJsonThatIsCanonicalAlready() {
+        // Declared out of order: written sorted, the core finds it canonical and keeps it as is.
+        CanonicalJsonSerializer serializer = new CanonicalJsonSerializer();
+        assertEquals(new String(serializer.serialize(BOOKING), StandardCharsets.UTF_8),
+                new String(serializer.jsonForNativeCanonicalForm(BOOKING), StandardCharsets.UTF_8));
+    }
+
+    @Test
     void aBookingRoundTripsExactlyThroughAWorkerAndKeepsItsDerivedKey() throws Exception {
         BlockingQueue<Booking> handled = new ArrayBlockingQueue<>(1);
         try (FlexiQ queue = TestDatabase.client()) {
