@@ -244,58 +244,6 @@ async fn a_call_stuck_on_a_lock_holds_up_no_one_else() {
     assert_eq!((ids.len(), accepted), (1, 1));
 }
 
-/// Statements so far that carried the single calls of several callers together: the insert
-/// of the free keys, and the answer to the others.
-async fn shared_statements(client: &flexiq_core::Client) -> i64 {
-    common::statements_like(
-        client,
-        "%INSERT INTO {schema}.jobs%RETURNING id, key_scope, key_digest",
-    )
-    .await
-        + common::statements_like(client, "%holder AS MATERIALIZED%FROM {schema}.jobs j%").await
-}
-
-/// `tasks` callers making `calls` keyed calls each at once; every answer, in no order.
-async fn burst(
-    client: &Arc<flexiq_core::Client>,
-    tasks: usize,
-    calls: usize,
-    key: fn(usize, usize) -> String,
-) -> Vec<Enqueued> {
-    let handles: Vec<_> = (0..tasks)
-        .map(|t| {
-            let client = client.clone();
-            tokio::spawn(async move {
-                let mut answers = Vec::new();
-                for c in 0..calls {
-                    let request = job(Some(&key(t, c)), "{}");
-                    answers.push(client.enqueue(&request).await.expect("enqueued"));
-                }
-                answers
-            })
-        })
-        .collect();
-    let mut answers = Vec::new();
-    for handle in handles {
-        answers.extend(handle.await.expect("task"));
-    }
-    answers
-}
-
-/// Four callers calling back to back fill every statement: the first caller back from a batch
-/// finds the lane free and gathers the others, and the last of them back sends the batch.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn callers_calling_back_to_back_fill_their_statements() {
-    let client = Arc::new(common::client_with_pool(8).await);
-    let sent = enqueues(&client).await;
-    let created = burst(&client, 4, 100, |t, c| format!("back-{t}-{c}")).await;
-    assert!(created.iter().all(|r| r.outcome == Outcome::Accepted));
-    // 400 calls in batches of four take 100 statements; the first calls and the last may go
-    // with fewer. Without the wait for the callers, 128-137 were sent.
-    let statements = enqueues(&client).await - sent;
-    assert!(statements <= 115, "{statements} statements for 400 calls");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn replays_in_a_row_are_answered_by_reads_until_a_call_creates_a_job() {
     let client = Arc::new(common::client_with_pool(8).await);
@@ -314,11 +262,11 @@ async fn replays_in_a_row_are_answered_by_reads_until_a_call_creates_a_job() {
     }
 
     // After a streak of replays, each replay is one read: no enqueue statement, shared or not.
-    let (reads, sent) = (replay_reads(&client).await, enqueues(&client).await);
-    let replays = burst(&client, 4, 50, |t, c| format!("held-{}", (t + c) % 4)).await;
+    let (reads, sent) = (replay_reads(&client).await, common::enqueues(&client).await);
+    let replays = common::burst(&client, 4, 50, |t, c| format!("held-{}", (t + c) % 4)).await;
     assert!(replays.iter().all(|r| r.outcome == Outcome::Replayed));
     assert_eq!(replay_reads(&client).await - reads, 200);
-    assert_eq!(enqueues(&client).await - sent, 0);
+    assert_eq!(common::enqueues(&client).await - sent, 0);
 
     // A call that is not a replay still gets its own answer: the read finds nothing to replay.
     let conflict = client.enqueue(&job(Some("held-0"), "[1]")).await;
@@ -333,23 +281,17 @@ async fn replays_in_a_row_are_answered_by_reads_until_a_call_creates_a_job() {
     // callers at once share statements again.
     let (reads, shared) = (
         replay_reads(&client).await,
-        shared_statements(&client).await,
+        common::shared_statements(&client).await,
     );
-    let created = burst(&client, 4, 50, |t, c| format!("new-{t}-{c}")).await;
+    let created = common::burst(&client, 4, 50, |t, c| format!("new-{t}-{c}")).await;
     assert!(created.iter().all(|r| r.outcome == Outcome::Accepted));
     assert_eq!(replay_reads(&client).await - reads, 0);
-    assert!(shared_statements(&client).await - shared > 0);
+    assert!(common::shared_statements(&client).await - shared > 0);
 }
 
 /// Replays answered by a read alone so far.
 async fn replay_reads(client: &flexiq_core::Client) -> i64 {
     common::statements_like(client, "%FROM {schema}.jobs j%j.key_scope = $18::text AND%").await
-}
-
-/// Enqueue statements so far, single or shared.
-async fn enqueues(client: &flexiq_core::Client) -> i64 {
-    common::statements_like(client, "%{schema}.enqueue_one(%").await
-        + shared_statements(client).await
 }
 
 /// The first statement of a shared batch inserts the entries whose key is free and returns
@@ -430,9 +372,9 @@ async fn a_lone_enqueue_announces_with_its_commit_and_shared_ones_after_it() {
     }
     assert_eq!(announcements_after_commit(&client).await - before, 0);
 
-    let shared = shared_statements(&client).await;
-    burst(&client, 8, 20, |t, c| format!("together-{t}-{c}")).await;
-    assert!(shared_statements(&client).await - shared > 0);
+    let shared = common::shared_statements(&client).await;
+    common::burst(&client, 8, 20, |t, c| format!("together-{t}-{c}")).await;
+    assert!(common::shared_statements(&client).await - shared > 0);
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while announcements_after_commit(&client).await == before {
         assert!(

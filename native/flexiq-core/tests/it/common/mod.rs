@@ -275,3 +275,48 @@ impl Calls {
             .map(|call| call.expect("task"))
     }
 }
+
+/// Statements so far that carried the single calls of several callers together: the insert
+/// of the free keys, and the answer to the others.
+pub async fn shared_statements(client: &Client) -> i64 {
+    statements_like(
+        client,
+        "%INSERT INTO {schema}.jobs%RETURNING id, key_scope, key_digest",
+    )
+    .await
+        + statements_like(client, "%holder AS MATERIALIZED%FROM {schema}.jobs j%").await
+}
+
+/// Enqueue statements so far, single or shared.
+pub async fn enqueues(client: &Client) -> i64 {
+    statements_like(client, "%{schema}.enqueue_one(%").await + shared_statements(client).await
+}
+
+/// `tasks` callers making `calls` keyed calls each at once, with the key `key(task, call)`;
+/// every answer, in no order.
+pub async fn burst(
+    client: &Arc<Client>,
+    tasks: usize,
+    calls: usize,
+    key: fn(usize, usize) -> String,
+) -> Vec<Enqueued> {
+    let handles: Vec<_> = (0..tasks)
+        .map(|t| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let mut answers = Vec::new();
+                for c in 0..calls {
+                    let request =
+                        JobRequest::new("charge_customer", b"{}".to_vec()).with_key(key(t, c));
+                    answers.push(client.enqueue(&request).await.expect("enqueued"));
+                }
+                answers
+            })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for handle in handles {
+        answers.extend(handle.await.expect("task"));
+    }
+    answers
+}
