@@ -102,6 +102,22 @@ impl From<sqlx::Error> for Error {
                      clients or raise its max_connections"
                 ))
             }
+            // The server refused the URL's user (no such role, a wrong password, pg_hba.conf)
+            // or has no database of the URL's name: the URL or the server's setup needs fixing.
+            sqlx::Error::Database(ref d)
+                if matches!(d.code().as_deref(), Some("28000" | "28P01")) =>
+            {
+                Error::Storage(format!(
+                    "{e}; check the user and password in the URL, and that the server's \
+                     pg_hba.conf lets this user connect from this host"
+                ))
+            }
+            sqlx::Error::Database(ref d) if d.code().as_deref() == Some("3D000") => {
+                Error::Storage(format!(
+                    "{e}; check the database named in the URL, or create it (CREATE DATABASE) \
+                     before connecting"
+                ))
+            }
             // A missing table or function of ours: the schema was never migrated.
             sqlx::Error::Database(ref d)
                 if matches!(d.code().as_deref(), Some("42P01" | "42883" | "3F000")) =>

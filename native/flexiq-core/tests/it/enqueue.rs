@@ -435,6 +435,34 @@ async fn bad_input_is_refused_before_anything_is_written() {
 }
 
 #[tokio::test]
+async fn a_role_or_database_the_server_lacks_is_named_with_what_to_check() {
+    let port = common::server().port();
+    let cases = [
+        (
+            format!("postgres://no_such_role@127.0.0.1:{port}/postgres"),
+            "role \"no_such_role\" does not exist; check the user and password in the URL",
+        ),
+        (
+            format!("postgres://postgres@127.0.0.1:{port}/no_such_db"),
+            "database \"no_such_db\" does not exist; check the database named in the URL",
+        ),
+    ];
+    for (url, expected) in cases {
+        let err = flexiq_core::Client::connect(&flexiq_core::ClientConfig::new(url.as_str()))
+            .await
+            .err()
+            .expect("refused");
+        match err {
+            Error::Storage(m) => assert!(
+                m.contains(expected) && m.contains(&format!("connecting to 127.0.0.1:{port}")),
+                "{m}"
+            ),
+            other => panic!("expected a storage error for {url}, got {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
 async fn an_unreachable_server_fails_within_the_connect_timeout() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .expect("bind")
