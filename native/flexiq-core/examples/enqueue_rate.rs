@@ -36,17 +36,22 @@ async fn call(client: &Client, workload: Workload, n: u64) -> flexiq_core::Resul
     match workload {
         Workload::Fresh => {
             client
+                .producer()
                 .enqueue(&JobRequest::new(TASK, payload(n)).with_key(format!("fresh-{n}")))
                 .await?;
         }
         Workload::Replay => {
             let k = n % 100;
             client
+                .producer()
                 .enqueue(&JobRequest::new(TASK, payload(k)).with_key(format!("hot-{k}")))
                 .await?;
         }
         Workload::Unkeyed => {
-            client.enqueue(&JobRequest::new(TASK, payload(n))).await?;
+            client
+                .producer()
+                .enqueue(&JobRequest::new(TASK, payload(n)))
+                .await?;
         }
         Workload::BulkUnkeyed | Workload::BulkKeyed => {
             let mut requests = Vec::with_capacity(BATCH as usize);
@@ -61,7 +66,7 @@ async fn call(client: &Client, workload: Workload, n: u64) -> flexiq_core::Resul
                     _ => r,
                 });
             }
-            client.enqueue_many(&requests).await?;
+            client.producer().enqueue_many(&requests).await?;
         }
     }
     Ok(())

@@ -1,4 +1,4 @@
--- The single enqueues of several callers, first try (see the core's grouping module): each
+-- The single enqueues of several callers, first try (see the producer's lanes and calls modules): each
 -- entry whose key no job holds is inserted. Parameters as for enqueue_keyed.sql, without the
 -- ranks; entries come sorted by key, so that racing statements take their keys in the same
 -- order.

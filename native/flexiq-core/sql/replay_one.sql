@@ -2,7 +2,7 @@
 -- accepted with an equivalent request (the comparison of enqueue_one), or no row. Parameters as
 -- for enqueue_keyed.sql, but each one value rather than an array (tags and flow as text); the
 -- codec, preview and rank play no part. A client sends it first while its calls keep replaying
--- (see the core's grouping module). No row sends the call on as usual, where the unique index
+-- (see the producer's lanes and calls modules). No row sends the call on as usual, where the unique index
 -- decides; a top-level read rather than the function's, since PostgreSQL runs it on its cached
 -- plan without entering PL/pgSQL.
 -- Payloads stored without a codec's digest, on both sides, are compared byte for byte: the

@@ -140,6 +140,13 @@ impl From<sqlx::Error> for Error {
     }
 }
 
+/// The SQLSTATE of a database error, if it is one.
+pub(crate) fn sqlstate(e: &sqlx::Error) -> Option<String> {
+    e.as_database_error()
+        .and_then(|d| d.code())
+        .map(|c| c.into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,42 +1,41 @@
 //! FlexiQ's core: the cross-binding dedup key recipe, input validation, the schema and every
 //! PostgreSQL statement. Nothing in this crate knows about JNI; the bridge crate converts
 //! arguments and maps [`Error`] to Java exceptions.
+//!
+//! A [`Client`] holds a pool and a schema, and one module per role that uses them:
+//! [`producer`] (enqueue), [`worker_store`] (claims, leases, outcomes), [`operations`] (jobs,
+//! queries, rate limits, grants), [`maintenance`] and [`wakeups`]. The roles share only the
+//! pool, the schema and the modules below them (requests, statements, errors, validation).
 
-mod announcer;
-mod batch;
 pub mod caller;
 pub mod canonical;
-mod canonical_scan;
 pub mod client;
 pub mod cron;
-pub mod enqueue;
 pub mod error;
-mod grants;
-mod grouping;
-pub mod jobs;
 pub mod keys;
 pub mod maintenance;
+pub mod operations;
 mod pool;
-pub mod positions;
-pub mod queries;
-mod rate_limits;
+pub mod producer;
 pub mod recipe;
 pub mod request;
-pub mod running;
 pub mod schema;
 pub mod statement;
 mod tls;
 pub mod validate;
-mod wakeups;
+pub mod wakeups;
+pub mod worker_store;
 
 pub use client::{Client, ClientConfig};
-pub use enqueue::{EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue, PreparedEnqueue};
 pub use error::{Conflict, Error, Result};
-pub use grants::Grant;
-pub use jobs::{JobCount, JobInfo, Redrive};
 pub use maintenance::{Maintained, MaintenanceReport, Retention};
-pub use queries::{JobPage, JobQuery, StoredPayload, Throughput};
-pub use rate_limits::RateTarget;
+pub use operations::grants::Grant;
+pub use operations::jobs::{JobCount, JobInfo, Redrive};
+pub use operations::queries::{JobPage, JobQuery, StoredPayload, Throughput};
+pub use operations::rate_limits::RateTarget;
+pub use producer::{
+    EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue, PreparedEnqueue,
+};
 pub use request::{Encoded, Flow, JobRequest, RetryPolicy, Schedule};
-pub use running::{Attempt, ClaimedJob, FailedAttempt, RescuedJob};
 pub use statement::Param;
+pub use worker_store::{Attempt, ClaimedJob, FailedAttempt, RescuedJob};

@@ -9,14 +9,16 @@
 //! it changes, skipping or waiting on what others hold), so an operator may run one on demand
 //! through the pool while the elected client runs its own.
 
+use std::sync::Arc;
+
 use sqlx::postgres::PgConnection;
 use sqlx::{Connection, FromRow};
 use tokio::sync::Mutex;
 
-use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::pool::Repeat;
-use crate::running::RescuedJob;
+use crate::pool::{Pool, Repeat};
+use crate::schema::Schema;
+use crate::worker_store::RescuedJob;
 
 /// How long finished jobs are kept, by final state, and how many rows one statement deletes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +65,7 @@ pub struct MaintenanceReport {
     /// Keys of finished jobs released because their retention had passed.
     pub keys_released: u64,
     /// Jobs moved because their lease or deadline had passed (see
-    /// [`Client::rescue_expired`]).
+    /// [`WorkerStore::rescue_expired`](crate::worker_store::WorkerStore::rescue_expired)).
     pub rescued: Vec<RescuedJob>,
     pub completed_deleted: u64,
     pub cancelled_deleted: u64,
@@ -72,7 +74,7 @@ pub struct MaintenanceReport {
     pub more_to_prune: bool,
 }
 
-/// What a tick of [`Client::maintain`] came to.
+/// What a tick of [`Maintenance::maintain`] came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Maintained {
     /// This client runs the schema's maintenance, and ran this pass.
@@ -99,11 +101,22 @@ struct Pruned {
     dead: i64,
 }
 
-/// This client's session in the election: open while the client takes part, holding the lock
-/// once it has won.
-#[derive(Default)]
-pub(crate) struct Election {
+/// The client's maintenance role: its part in the election, and the passes.
+pub struct Maintenance {
+    pool: Arc<Pool>,
+    /// This client's session in the election: open while the client takes part, holding the
+    /// lock once it has won.
     session: Mutex<Option<Session>>,
+    sql: Statements,
+}
+
+/// Maintenance's statements, with the schema filled in once.
+struct Statements {
+    elect_maintainer: String,
+    resign_maintainer: String,
+    expire_keys: String,
+    rescue_expired: String,
+    prune_finished: String,
 }
 
 struct Session {
@@ -111,7 +124,21 @@ struct Session {
     elected: bool,
 }
 
-impl Client {
+impl Maintenance {
+    pub(crate) fn new(pool: Arc<Pool>, s: &Schema) -> Maintenance {
+        Maintenance {
+            pool,
+            session: Mutex::default(),
+            sql: Statements {
+                elect_maintainer: s.statement(include_str!("../sql/elect_maintainer.sql")),
+                resign_maintainer: s.statement(include_str!("../sql/resign_maintainer.sql")),
+                expire_keys: s.statement(include_str!("../sql/expire_keys.sql")),
+                rescue_expired: s.statement(include_str!("../sql/rescue_expired.sql")),
+                prune_finished: s.statement(include_str!("../sql/prune_finished.sql")),
+            },
+        }
+    }
+
     /// Runs a pass if this client runs the schema's maintenance, trying to win the election
     /// first when it does not.
     ///
@@ -119,7 +146,7 @@ impl Client {
     /// call starts over, and meanwhile another client may win.
     pub async fn maintain(&self, retention: &Retention) -> Result<Maintained> {
         retention.check()?;
-        let mut guard = self.election.session.lock().await;
+        let mut guard = self.session.lock().await;
         let outcome = self.elected_pass(&mut guard, retention).await;
         if !matches!(outcome, Ok(Maintained::Ran(_) | Maintained::ElsewhereRun)) {
             *guard = None;
@@ -157,14 +184,14 @@ impl Client {
 
     /// Whether this client's session holds the schema's maintenance lock, as of its last pass.
     pub async fn runs_maintenance(&self) -> bool {
-        let session = self.election.session.lock().await;
+        let session = self.session.lock().await;
         session.as_ref().is_some_and(|s| s.elected)
     }
 
     /// Leaves the election: closes this client's session, which frees the lock if it held it,
     /// so that another client takes over at its next try.
     pub async fn resign_maintenance(&self) {
-        let session = self.election.session.lock().await.take();
+        let session = self.session.lock().await.take();
         if let Some(mut s) = session {
             if s.elected {
                 // Failing, the close below frees the lock anyway, a moment later.

@@ -11,12 +11,11 @@ use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::client::Client;
-
 /// How long the listener waits before connecting again after losing PostgreSQL.
 const RECONNECT_DELAY: Duration = Duration::from_millis(500);
 
-pub(crate) struct Wakeups {
+/// The client's wake-ups: the generation number idle workers wait on.
+pub struct Wakeups {
     options: PgConnectOptions,
     channel: String,
     generation: Arc<watch::Sender<u64>>,
@@ -24,7 +23,7 @@ pub(crate) struct Wakeups {
 }
 
 impl Wakeups {
-    pub fn new(options: PgConnectOptions, channel: String) -> Wakeups {
+    pub(crate) fn new(options: PgConnectOptions, channel: String) -> Wakeups {
         Wakeups {
             options,
             channel,
@@ -75,18 +74,18 @@ async fn listen(options: PgConnectOptions, channel: String, generation: Arc<watc
     }
 }
 
-impl Client {
+impl Wakeups {
     /// The current wake-up generation; starts the client's listener on first use.
     pub async fn work_generation(&self) -> u64 {
-        self.wakeups.listen();
-        *self.wakeups.generation.borrow()
+        self.listen();
+        *self.generation.borrow()
     }
 
     /// Waits until the wake-up generation moves past `seen` (new due jobs were announced, or
-    /// [`Client::wake_workers`] was called) or `timeout` passes; returns the generation.
+    /// [`Wakeups::wake_workers`] was called) or `timeout` passes; returns the generation.
     pub async fn await_work(&self, seen: u64, timeout: Duration) -> u64 {
-        self.wakeups.listen();
-        let mut receiver = self.wakeups.generation.subscribe();
+        self.listen();
+        let mut receiver = self.generation.subscribe();
         // Only a timeout ends the wait early: the sender lives as long as the client.
         let _ = tokio::time::timeout(timeout, receiver.wait_for(|g| *g != seen)).await;
         let generation = *receiver.borrow();
@@ -95,6 +94,6 @@ impl Client {
 
     /// Wakes every waiting worker of this client (one shutting down, for instance).
     pub fn wake_workers(&self) {
-        self.wakeups.generation.send_modify(|g| *g += 1);
+        self.generation.send_modify(|g| *g += 1);
     }
 }

@@ -97,7 +97,7 @@ pub(crate) fn drop_schema(client: &Client, _: &mut Reader<'_>, _: &mut Writer) -
 /// is serialized already, so `canonicalize` is false.
 pub(crate) fn enqueue(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let requests = job_requests(r)?;
-    let results = block_on(client.enqueue_many(&requests))??;
+    let results = block_on(client.producer().enqueue_many(&requests))??;
     write_enqueued(w, &results)
 }
 
@@ -116,6 +116,7 @@ pub(crate) fn prepare_enqueue(
     let requests = job_requests(r)?;
     let prepared = PreparedEnqueue::new(&requests)?;
     let sql = client
+        .producer()
         .statement(&prepared, true)
         .ok_or_else(|| BridgeError::BadArgument("nothing to enqueue".into()))?;
     w.string(sql)?;
@@ -282,7 +283,7 @@ fn job_request(r: &mut Reader<'_>) -> BridgeResult<JobRequest> {
 /// the epoch), text-or-null keyScope, keyPreview, keyDigest, bool keyHeld, text-or-null lastError.
 pub(crate) fn get_job(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let id = r.i64("jobId")?;
-    write_found(w, block_on(client.get_job(id))??)
+    write_found(w, block_on(client.operations().get_job(id))??)
 }
 
 /// `nativeFindByKey(client, text scope, text key)` → as `nativeGetJob`. The key is hashed in
@@ -290,7 +291,7 @@ pub(crate) fn get_job(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> Br
 pub(crate) fn find_by_key(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let scope = r.string("scope")?;
     let key = r.string("key")?;
-    write_found(w, block_on(client.find_by_key(&scope, &key))??)
+    write_found(w, block_on(client.operations().find_by_key(&scope, &key))??)
 }
 
 /// `nativeListJobs(client, text-or-null queue, i32 state code (0: any), text-or-null task,
@@ -309,7 +310,7 @@ pub(crate) fn list_jobs(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> 
         limit: r.i32("limit")?,
         after: r.opt_string("after")?,
     };
-    let page = block_on(client.list_jobs(&query))??;
+    let page = block_on(client.operations().list_jobs(&query))??;
     w.count(page.jobs.len())?;
     for job in &page.jobs {
         write_job(w, job)?;
@@ -320,7 +321,7 @@ pub(crate) fn list_jobs(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> 
 /// `nativeThroughput(client, i64 windowMillis)` → list of (text queue, i64 minute in
 /// microseconds since the epoch, i64 completed, i64 dead).
 pub(crate) fn throughput(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    let rows = block_on(client.throughput(r.i64("window")?))??;
+    let rows = block_on(client.operations().throughput(r.i64("window")?))??;
     w.count(rows.len())?;
     for t in &rows {
         w.string(&t.queue)?;
@@ -334,7 +335,7 @@ pub(crate) fn throughput(client: &Client, r: &mut Reader<'_>, w: &mut Writer) ->
 /// `nativeGetPayload(client, i64 jobId)` → bool found, then if found: text task, bytes payload as
 /// stored, text-or-null codec (the payload codec that encoded it).
 pub(crate) fn get_payload(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    let stored = block_on(client.get_payload(r.i64("jobId")?))??;
+    let stored = block_on(client.operations().get_payload(r.i64("jobId")?))??;
     w.bool(stored.is_some());
     if let Some(s) = stored {
         w.string(&s.task)?;
@@ -382,13 +383,13 @@ fn write_job(w: &mut Writer, job: &JobInfo) -> BridgeResult<()> {
 
 /// `nativeCancel(client, i64 jobId)` → bool: whether the job was pending.
 pub(crate) fn cancel(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    w.bool(block_on(client.cancel(r.i64("jobId")?))??);
+    w.bool(block_on(client.operations().cancel(r.i64("jobId")?))??);
     Ok(())
 }
 
 /// `nativePurge(client, i64 jobId)` → bool: whether the job existed and was not running.
 pub(crate) fn purge(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    w.bool(block_on(client.purge(r.i64("jobId")?))??);
+    w.bool(block_on(client.operations().purge(r.i64("jobId")?))??);
     Ok(())
 }
 
@@ -398,13 +399,15 @@ pub(crate) fn mark_completed(
     r: &mut Reader<'_>,
     w: &mut Writer,
 ) -> BridgeResult<()> {
-    w.bool(block_on(client.mark_completed(r.i64("jobId")?))??);
+    w.bool(block_on(
+        client.operations().mark_completed(r.i64("jobId")?),
+    )??);
     Ok(())
 }
 
 /// `nativeExpireKeys(client, ∅)` → i64 bindings removed.
 pub(crate) fn expire_keys(client: &Client, _: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    let removed = block_on(client.expire_keys())??;
+    let removed = block_on(client.operations().expire_keys())??;
     w.i64(i64::try_from(removed).unwrap_or(i64::MAX));
     Ok(())
 }
@@ -418,7 +421,11 @@ pub(crate) fn set_rate_limit(
     let target = rate_target(r)?;
     let starts = r.i32("starts")?;
     let period_ms = r.i64("period")?;
-    block_on(client.set_rate_limit(&target, starts, period_ms))??;
+    block_on(
+        client
+            .operations()
+            .set_rate_limit(&target, starts, period_ms),
+    )??;
     Ok(())
 }
 
@@ -429,7 +436,7 @@ pub(crate) fn remove_rate_limit(
     w: &mut Writer,
 ) -> BridgeResult<()> {
     let target = rate_target(r)?;
-    w.bool(block_on(client.remove_rate_limit(&target))??);
+    w.bool(block_on(client.operations().remove_rate_limit(&target))??);
     Ok(())
 }
 
@@ -446,7 +453,7 @@ fn rate_target(r: &mut Reader<'_>) -> BridgeResult<RateTarget> {
 /// `nativeCountJobs(client, i64 finishedWithinMillis)` → list of (text queue, i32 state code,
 /// i64 count).
 pub(crate) fn count_jobs(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
-    let counts = block_on(client.count_jobs(r.i64("finishedWithin")?))??;
+    let counts = block_on(client.operations().count_jobs(r.i64("finishedWithin")?))??;
     w.count(counts.len())?;
     for c in &counts {
         w.string(&c.queue)?;
@@ -461,7 +468,7 @@ pub(crate) fn count_jobs(client: &Client, r: &mut Reader<'_>, w: &mut Writer) ->
 pub(crate) fn redrive(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let id = r.i64("jobId")?;
     let key = r.string("redriveKey")?;
-    let redrive = block_on(client.redrive(id, &key))??;
+    let redrive = block_on(client.operations().redrive(id, &key))??;
     w.i32(codes::redrive_outcome(&redrive)?);
     w.opt_i64(match redrive {
         flexiq_core::Redrive::KeyHeld { holder } => Some(holder),

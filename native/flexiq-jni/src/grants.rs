@@ -27,6 +27,6 @@ pub(crate) fn grant_worker(
 
 fn grant(client: &Client, r: &mut Reader<'_>, grant: Grant) -> BridgeResult<()> {
     let role = r.string("role")?;
-    block_on(client.grant(&role, grant))??;
+    block_on(client.operations().grant(&role, grant))??;
     Ok(())
 }

@@ -34,7 +34,7 @@ fn write_report(report: &MaintenanceReport, w: &mut Writer) -> BridgeResult<()> 
 /// client runs maintenance, 2: this client's role may not), then the report when it ran one.
 pub(crate) fn maintain(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let retention = retention(r)?;
-    match block_on(client.maintain(&retention))?? {
+    match block_on(client.maintenance().maintain(&retention))?? {
         Maintained::Ran(report) => {
             w.i32(0);
             write_report(&report, w)?;
@@ -52,7 +52,10 @@ pub(crate) fn run_maintenance(
     w: &mut Writer,
 ) -> BridgeResult<()> {
     let retention = retention(r)?;
-    write_report(&block_on(client.run_maintenance(&retention))??, w)
+    write_report(
+        &block_on(client.maintenance().run_maintenance(&retention))??,
+        w,
+    )
 }
 
 /// `nativeResignMaintenance(client, ∅)` → ∅.
@@ -61,6 +64,6 @@ pub(crate) fn resign_maintenance(
     _: &mut Reader<'_>,
     _: &mut Writer,
 ) -> BridgeResult<()> {
-    block_on(client.resign_maintenance())?;
+    block_on(client.maintenance().resign_maintenance())?;
     Ok(())
 }

@@ -80,7 +80,13 @@ pub(crate) fn claim(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> Brid
     let limit = r.i32("limit")?.max(0);
     let lease = millis(r, "lease")?;
     let token = r.i64("token")?;
-    let claimed = block_on(client.claim_next(&queues, &tasks, i64::from(limit), lease, token))??;
+    let claimed = block_on(client.worker_store().claim_next(
+        &queues,
+        &tasks,
+        i64::from(limit),
+        lease,
+        token,
+    ))??;
     write_claimed(w, &claimed, &queues, &tasks)
 }
 
@@ -97,7 +103,7 @@ pub(crate) fn recover_claim(
     let limit = usize::try_from(r.i32("limit")?).unwrap_or(0);
     let lease = millis(r, "lease")?;
     let token = r.i64("token")?;
-    let recovered = block_on(client.recover_claim(token, lease))??;
+    let recovered = block_on(client.worker_store().recover_claim(token, lease))??;
     // A claim takes at most as many jobs as the worker's buffer holds.
     let recovered = &recovered[..recovered.len().min(limit)];
     write_claimed(w, recovered, &queues, &tasks)
@@ -106,7 +112,7 @@ pub(crate) fn recover_claim(
 /// `nativeComplete(client, attempts)` → the ids of the jobs whose attempt still held them.
 pub(crate) fn complete(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let attempts = attempts(r)?;
-    write_ids(w, &block_on(client.complete(&attempts))??)
+    write_ids(w, &block_on(client.worker_store().complete(&attempts))??)
 }
 
 /// `nativeExtendLeases(client, attempts, i64 leaseMillis)` → the ids of the jobs whose attempt
@@ -118,7 +124,10 @@ pub(crate) fn extend_leases(
 ) -> BridgeResult<()> {
     let attempts = attempts(r)?;
     let lease = millis(r, "lease")?;
-    write_ids(w, &block_on(client.extend_leases(&attempts, lease))??)
+    write_ids(
+        w,
+        &block_on(client.worker_store().extend_leases(&attempts, lease))??,
+    )
 }
 
 /// `nativeFail(client, i64 jobId, i32 attempt, text error)` → bool held: whether the attempt
@@ -130,7 +139,7 @@ pub(crate) fn fail(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> Bridg
         attempt: r.i32("attempt")?,
     };
     let error = r.text("error")?;
-    match block_on(client.fail(attempt, &error))?? {
+    match block_on(client.worker_store().fail(attempt, &error))?? {
         None => w.bool(false),
         Some(failed) => {
             w.bool(true);
@@ -149,7 +158,7 @@ pub(crate) fn rescue_expired(
     _: &mut Reader<'_>,
     w: &mut Writer,
 ) -> BridgeResult<()> {
-    let moved = block_on(client.rescue_expired())??;
+    let moved = block_on(client.worker_store().rescue_expired())??;
     write_rescued(&moved, w)
 }
 
@@ -176,7 +185,7 @@ pub(crate) fn return_attempts(
     w: &mut Writer,
 ) -> BridgeResult<()> {
     let attempts = attempts(r)?;
-    let returned = block_on(client.return_attempts(&attempts))??;
+    let returned = block_on(client.worker_store().return_attempts(&attempts))??;
     w.i64(i64::try_from(returned).unwrap_or(i64::MAX));
     Ok(())
 }
@@ -194,7 +203,9 @@ pub(crate) fn save_checkpoint(
     };
     let name = r.string("name")?;
     let value = r.bytes("value")?;
-    w.bool(block_on(client.save_checkpoint(attempt, &name, value))??);
+    w.bool(block_on(
+        client.worker_store().save_checkpoint(attempt, &name, value),
+    )??);
     Ok(())
 }
 
@@ -202,7 +213,7 @@ pub(crate) fn save_checkpoint(
 pub(crate) fn checkpoint(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let id = r.i64("jobId")?;
     let name = r.string("name")?;
-    match block_on(client.checkpoint(id, &name))?? {
+    match block_on(client.worker_store().checkpoint(id, &name))?? {
         None => w.bool(false),
         Some(value) => {
             w.bool(true);
@@ -218,7 +229,7 @@ pub(crate) fn work_generation(
     _: &mut Reader<'_>,
     w: &mut Writer,
 ) -> BridgeResult<()> {
-    w.i64(block_on(client.work_generation())? as i64);
+    w.i64(block_on(client.wakeups().work_generation())? as i64);
     Ok(())
 }
 
@@ -227,7 +238,7 @@ pub(crate) fn work_generation(
 pub(crate) fn await_work(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let seen = r.i64("seen")? as u64;
     let timeout = millis(r, "timeout")?;
-    w.i64(block_on(client.await_work(seen, timeout))? as i64);
+    w.i64(block_on(client.wakeups().await_work(seen, timeout))? as i64);
     Ok(())
 }
 
@@ -237,6 +248,6 @@ pub(crate) fn wake_workers(
     _: &mut Reader<'_>,
     _: &mut Writer,
 ) -> BridgeResult<()> {
-    client.wake_workers();
+    client.wakeups().wake_workers();
     Ok(())
 }

@@ -27,7 +27,11 @@ fn count(queue: &str, state: &str, count: i64) -> JobCount {
 }
 
 async fn sorted_counts(client: &Client) -> Vec<JobCount> {
-    let mut counts = client.count_jobs(3_600_000).await.expect("count");
+    let mut counts = client
+        .operations()
+        .count_jobs(3_600_000)
+        .await
+        .expect("count");
     counts.sort_by(|a, b| (&a.queue, &a.state).cmp(&(&b.queue, &b.state)));
     counts
 }
@@ -79,29 +83,35 @@ async fn counts_every_state_by_queue_and_recently_finished_jobs_without_reading_
     // Never analyzed: what a service has between its first jobs and autovacuum.
     assert_eq!(seq_scans(&client).await, Vec::<String>::new());
     for n in 0..3 {
-        client.enqueue(&job("default", n)).await.expect("enqueue");
+        client
+            .producer()
+            .enqueue(&job("default", n))
+            .await
+            .expect("enqueue");
     }
     for (n, completed) in [(3, false), (4, true)] {
         let id = client
+            .producer()
             .enqueue(&job("default", n))
             .await
             .expect("enqueue")
             .job_id;
         let finished = if completed {
-            client.mark_completed(id).await
+            client.operations().mark_completed(id).await
         } else {
-            client.cancel(id).await
+            client.operations().cancel(id).await
         };
         assert!(finished.expect("finish"));
     }
     let mut later = job("mail", 9);
     later.schedule = Schedule::Delay { millis: 3_600_000 };
-    client.enqueue(&later).await.expect("enqueue");
+    client.producer().enqueue(&later).await.expect("enqueue");
     let mut once = job("mail", 10);
     once.max_attempts = 1;
-    client.enqueue(&once).await.expect("enqueue");
+    client.producer().enqueue(&once).await.expect("enqueue");
     let mail = ["mail".to_string()];
     let claimed = client
+        .worker_store()
         .claim(
             &mail,
             &["count".to_string()],
@@ -116,8 +126,13 @@ async fn counts_every_state_by_queue_and_recently_finished_jobs_without_reading_
         job_id: claimed[0].id,
         attempt: 1,
     };
-    client.fail(attempt, "boom").await.expect("fail");
     client
+        .worker_store()
+        .fail(attempt, "boom")
+        .await
+        .expect("fail");
+    client
+        .worker_store()
         .claim(
             &["default".to_string()],
             &["count".to_string()],

@@ -104,12 +104,18 @@ async fn a_trigger_is_created_again_with_its_function() {
 
     // The trigger works again: cancelling a keyed job releases its key.
     let id = client
+        .producer()
         .enqueue(&flexiq_core::JobRequest::new("t", b"[1]".to_vec()).with_key("k"))
         .await
         .expect("enqueue")
         .job_id;
-    assert!(client.cancel(id).await.expect("cancel"));
-    let job = client.get_job(id).await.expect("read").expect("job");
+    assert!(client.operations().cancel(id).await.expect("cancel"));
+    let job = client
+        .operations()
+        .get_job(id)
+        .await
+        .expect("read")
+        .expect("job");
     assert!(!job.key_held);
 }
 
@@ -123,8 +129,8 @@ async fn every_definition_applied_again_leaves_a_working_schema() {
     );
     assert_eq!(client.migrate().await.expect("migrate again"), 0);
     let request = flexiq_core::JobRequest::new("t", b"[1]".to_vec()).with_key("k");
-    let first = client.enqueue(&request).await.expect("enqueue");
-    let replay = client.enqueue(&request).await.expect("replay");
+    let first = client.producer().enqueue(&request).await.expect("enqueue");
+    let replay = client.producer().enqueue(&request).await.expect("replay");
     assert_eq!(first.job_id, replay.job_id);
     assert_eq!(replay.outcome, flexiq_core::Outcome::Replayed);
 }

@@ -17,8 +17,16 @@ fn keyed(key: &str) -> JobRequest {
 #[tokio::test]
 async fn a_replay_returns_the_existing_job_and_writes_nothing() {
     let client = common::client().await;
-    let first = client.enqueue(&keyed("order-1")).await.expect("first");
-    let second = client.enqueue(&keyed("order-1")).await.expect("second");
+    let first = client
+        .producer()
+        .enqueue(&keyed("order-1"))
+        .await
+        .expect("first");
+    let second = client
+        .producer()
+        .enqueue(&keyed("order-1"))
+        .await
+        .expect("second");
     assert_eq!(first.outcome, Outcome::Accepted);
     assert_eq!(second.outcome, Outcome::Replayed);
     assert_eq!(second.job_id, first.job_id);
@@ -29,7 +37,11 @@ async fn a_replay_returns_the_existing_job_and_writes_nothing() {
     let ids_drawn = "SELECT last_value FROM {schema}.jobs_id_seq";
     let drawn = common::scalar(&client, ids_drawn).await;
     for _ in 0..50 {
-        let replay = client.enqueue(&keyed("order-1")).await.expect("replay");
+        let replay = client
+            .producer()
+            .enqueue(&keyed("order-1"))
+            .await
+            .expect("replay");
         assert_eq!(replay.job_id, first.job_id);
     }
     assert_eq!(common::scalar(&client, ids_drawn).await, drawn);
@@ -39,8 +51,8 @@ async fn a_replay_returns_the_existing_job_and_writes_nothing() {
 async fn unkeyed_enqueues_always_insert() {
     let client = common::client().await;
     let request = JobRequest::new("send_email", b"{}".to_vec());
-    let a = client.enqueue(&request).await.expect("a");
-    let b = client.enqueue(&request).await.expect("b");
+    let a = client.producer().enqueue(&request).await.expect("a");
+    let b = client.producer().enqueue(&request).await.expect("b");
     assert_ne!(a.job_id, b.job_id);
     assert_eq!(
         (a.outcome, b.outcome),
@@ -59,7 +71,11 @@ async fn racing_enqueues_make_exactly_one_job_per_key() {
             let mut seen = Vec::new();
             for i in 0..100 {
                 let key = format!("race-{}", (i + worker * 7) % 100);
-                let done = client.enqueue(&keyed(&key)).await.expect("enqueue");
+                let done = client
+                    .producer()
+                    .enqueue(&keyed(&key))
+                    .await
+                    .expect("enqueue");
                 seen.push((key, done.job_id));
             }
             seen
@@ -99,22 +115,33 @@ async fn the_same_key_in_two_scopes_makes_two_jobs() {
     a.scope = "invoice-capture".into();
     let mut b = keyed("order-7");
     b.scope = "refunds".into();
-    let ja = client.enqueue(&a).await.expect("a");
-    let jb = client.enqueue(&b).await.expect("b");
+    let ja = client.producer().enqueue(&a).await.expect("a");
+    let jb = client.producer().enqueue(&b).await.expect("b");
     assert_ne!(ja.job_id, jb.job_id);
-    assert_eq!(client.enqueue(&b).await.expect("b again").job_id, jb.job_id);
+    assert_eq!(
+        client.producer().enqueue(&b).await.expect("b again").job_id,
+        jb.job_id
+    );
     assert_eq!(common::job_count(&client).await, 2);
 }
 
 #[tokio::test]
 async fn a_different_request_under_a_bound_key_is_a_conflict_naming_job_and_fields() {
     let client = common::client().await;
-    let first = client.enqueue(&keyed("order-9")).await.expect("first");
+    let first = client
+        .producer()
+        .enqueue(&keyed("order-9"))
+        .await
+        .expect("first");
     let mut changed = keyed("order-9");
     changed.priority = 5;
     changed.tags = vec!["vip".into()];
     changed.payload = br#"{"amountCents":2000,"customerId":42}"#.to_vec();
-    let err = client.enqueue(&changed).await.expect_err("conflict");
+    let err = client
+        .producer()
+        .enqueue(&changed)
+        .await
+        .expect_err("conflict");
     let Error::Conflict(c) = &err else {
         panic!("expected a conflict, got {err}")
     };
@@ -151,8 +178,16 @@ async fn each_field_of_the_request_alone_makes_a_replay_a_conflict() {
     accepted.timeout_ms = Some(30_000);
     accepted.tags = vec!["b".into(), "a".into()];
     accepted.key_retention_ms = Some(60_000);
-    let first = client.enqueue(&accepted).await.expect("accepted");
-    let replay = client.enqueue(&accepted).await.expect("same request");
+    let first = client
+        .producer()
+        .enqueue(&accepted)
+        .await
+        .expect("accepted");
+    let replay = client
+        .producer()
+        .enqueue(&accepted)
+        .await
+        .expect("same request");
     assert_eq!(
         (replay.job_id, replay.outcome),
         (first.job_id, Outcome::Replayed)
@@ -181,12 +216,16 @@ async fn each_field_of_the_request_alone_makes_a_replay_a_conflict() {
     for streak in [0, 16] {
         for (field, change) in changes {
             for _ in 0..streak {
-                let replay = client.enqueue(&accepted).await.expect("same request");
+                let replay = client
+                    .producer()
+                    .enqueue(&accepted)
+                    .await
+                    .expect("same request");
                 assert_eq!(replay.outcome, Outcome::Replayed);
             }
             let mut asked = accepted.clone();
             change(&mut asked);
-            let Err(Error::Conflict(c)) = client.enqueue(&asked).await else {
+            let Err(Error::Conflict(c)) = client.producer().enqueue(&asked).await else {
                 panic!("changing {field} alone is no conflict (after {streak} replays)")
             };
             assert_eq!(c.job_id, Some(first.job_id));
@@ -199,24 +238,38 @@ async fn each_field_of_the_request_alone_makes_a_replay_a_conflict() {
 #[tokio::test]
 async fn an_omitted_run_at_stays_omitted_and_a_delay_is_fingerprinted_as_requested() {
     let client = common::client().await;
-    let immediate = client.enqueue(&keyed("imm")).await.expect("immediate");
+    let immediate = client
+        .producer()
+        .enqueue(&keyed("imm"))
+        .await
+        .expect("immediate");
     tokio::time::sleep(Duration::from_millis(20)).await;
     assert_eq!(
-        client.enqueue(&keyed("imm")).await.expect("replay").outcome,
+        client
+            .producer()
+            .enqueue(&keyed("imm"))
+            .await
+            .expect("replay")
+            .outcome,
         Outcome::Replayed
     );
     assert_eq!(common::job_count(&client).await, 1);
 
     let mut delayed = keyed("later");
     delayed.schedule = Schedule::Delay { millis: 60_000 };
-    let d = client.enqueue(&delayed).await.expect("delayed");
+    let d = client.producer().enqueue(&delayed).await.expect("delayed");
     tokio::time::sleep(Duration::from_millis(20)).await;
-    let replay = client.enqueue(&delayed).await.expect("same delay later");
+    let replay = client
+        .producer()
+        .enqueue(&delayed)
+        .await
+        .expect("same delay later");
     assert_eq!(
         (replay.job_id, replay.outcome),
         (d.job_id, Outcome::Replayed)
     );
     let info = client
+        .operations()
         .get_job(d.job_id)
         .await
         .expect("get")
@@ -224,13 +277,13 @@ async fn an_omitted_run_at_stays_omitted_and_a_delay_is_fingerprinted_as_request
     assert_eq!(info.state, "scheduled");
 
     delayed.schedule = Schedule::Delay { millis: 1_000 };
-    let Err(Error::Conflict(c)) = client.enqueue(&delayed).await else {
+    let Err(Error::Conflict(c)) = client.producer().enqueue(&delayed).await else {
         panic!("expected conflict")
     };
     assert_eq!(c.fields, ["delay"]);
     let mut explicit = keyed("imm");
     explicit.schedule = Schedule::At { micros: 1_000_000 };
-    let Err(Error::Conflict(c)) = client.enqueue(&explicit).await else {
+    let Err(Error::Conflict(c)) = client.producer().enqueue(&explicit).await else {
         panic!("expected conflict")
     };
     assert_eq!(
@@ -243,6 +296,7 @@ async fn an_omitted_run_at_stays_omitted_and_a_delay_is_fingerprinted_as_request
 async fn bulk_keyed_maps_duplicates_and_collisions_to_existing_jobs_in_input_order() {
     let client = common::client().await;
     let existing = client
+        .producer()
         .enqueue(&keyed("k-existing"))
         .await
         .expect("existing");
@@ -253,7 +307,7 @@ async fn bulk_keyed_maps_duplicates_and_collisions_to_existing_jobs_in_input_ord
         keyed("k-a"),
         keyed("k-b"),
     ];
-    let out = client.enqueue_many(&batch).await.expect("batch");
+    let out = client.producer().enqueue_many(&batch).await.expect("batch");
     let ids: Vec<i64> = out.iter().map(|e| e.job_id).collect();
     let outcomes: Vec<Outcome> = out.iter().map(|e| e.outcome).collect();
     assert_eq!(ids[2], existing.job_id);
@@ -270,7 +324,7 @@ async fn bulk_unkeyed_returns_fresh_ids_in_input_order() {
     let batch: Vec<JobRequest> = (0..50)
         .map(|i| JobRequest::new("t", format!("{{\"i\":{i}}}").into_bytes()))
         .collect();
-    let out = client.enqueue_many(&batch).await.expect("batch");
+    let out = client.producer().enqueue_many(&batch).await.expect("batch");
     for (i, e) in out.iter().enumerate() {
         let payload: Vec<u8> = sqlx::query_scalar(&format!(
             "SELECT payload FROM {}.jobs WHERE id = $1",
@@ -291,11 +345,15 @@ async fn bulk_unkeyed_returns_fresh_ids_in_input_order() {
 #[tokio::test]
 async fn a_conflict_anywhere_fails_the_whole_batch_and_leaves_no_key_held() {
     let client = common::client().await;
-    client.enqueue(&keyed("held")).await.expect("held");
+    client
+        .producer()
+        .enqueue(&keyed("held"))
+        .await
+        .expect("held");
     let mut changed = keyed("held");
     changed.max_attempts = 3;
     let batch = vec![keyed("fresh-1"), keyed("fresh-2"), changed];
-    let Err(Error::Conflict(c)) = client.enqueue_many(&batch).await else {
+    let Err(Error::Conflict(c)) = client.producer().enqueue_many(&batch).await else {
         panic!("expected conflict")
     };
     assert_eq!(
@@ -310,6 +368,7 @@ async fn a_conflict_anywhere_fails_the_whole_batch_and_leaves_no_key_held() {
     // The rolled-back batch holds nothing: its keys are free.
     assert_eq!(
         client
+            .producer()
             .enqueue(&keyed("fresh-1"))
             .await
             .expect("fresh")
@@ -319,12 +378,18 @@ async fn a_conflict_anywhere_fails_the_whole_batch_and_leaves_no_key_held() {
 
     let mut twin = keyed("twin");
     twin.priority = 1;
-    let Err(Error::Conflict(c)) = client.enqueue_many(&[keyed("twin"), twin]).await else {
+    let Err(Error::Conflict(c)) = client.producer().enqueue_many(&[keyed("twin"), twin]).await
+    else {
         panic!("expected conflict inside the batch")
     };
     assert_eq!((c.index, c.batch_index, c.job_id), (1, Some(0), None));
     assert_eq!(
-        client.enqueue(&keyed("twin")).await.expect("twin").outcome,
+        client
+            .producer()
+            .enqueue(&keyed("twin"))
+            .await
+            .expect("twin")
+            .outcome,
         Outcome::Accepted
     );
 }
@@ -333,6 +398,7 @@ async fn a_conflict_anywhere_fails_the_whole_batch_and_leaves_no_key_held() {
 async fn each_bulk_call_is_one_statement() {
     let client = common::client_with_pool(1).await;
     client
+        .producer()
         .enqueue(&keyed("warm"))
         .await
         .expect("warm the connection");
@@ -358,7 +424,7 @@ async fn each_bulk_call_is_one_statement() {
                 }
             })
             .collect();
-        client.enqueue_many(&batch).await.expect("batch");
+        client.producer().enqueue_many(&batch).await.expect("batch");
         // After the commit, the new jobs' queue is announced once, in the background.
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         let (calls, announcements) = loop {
@@ -428,7 +494,11 @@ async fn bad_input_is_refused_before_anything_is_written() {
         ),
     ];
     for (request, message) in cases {
-        let err = client.enqueue(&request).await.expect_err(message);
+        let err = client
+            .producer()
+            .enqueue(&request)
+            .await
+            .expect_err(message);
         assert_eq!(err.to_string(), message);
     }
     assert_eq!(common::job_count(&client).await, 0);

@@ -27,6 +27,7 @@ async fn text_of(client: &Client, sql: &str) -> String {
 
 async fn claim(client: &Client, task: &str) -> Vec<i64> {
     client
+        .worker_store()
         .claim(&["default".into()], &[task.into()], 100, LEASE, 1)
         .await
         .expect("claim")
@@ -39,6 +40,7 @@ async fn claim(client: &Client, task: &str) -> Vec<i64> {
 async fn a_debounce_replaces_its_pending_job_and_pushes_it_back() {
     let client = common::client().await;
     let first = client
+        .producer()
         .enqueue(&debounced("k", r#"{"v":1}"#, 60_000))
         .await
         .expect("first");
@@ -49,6 +51,7 @@ async fn a_debounce_replaces_its_pending_job_and_pushes_it_back() {
     )
     .await;
     let second = client
+        .producer()
         .enqueue(&debounced("k", r#"{"v":2}"#, 60_000))
         .await
         .expect("second");
@@ -85,7 +88,7 @@ async fn max_wait_bounds_the_due_time_and_then_refuses() {
     let client = common::client().await;
     let mut r = debounced("k", "1", 60_000);
     r.flow.max_wait_ms = Some(300);
-    let first = client.enqueue(&r).await.expect("first");
+    let first = client.producer().enqueue(&r).await.expect("first");
     // Due at acceptance + maxWait, not now + period.
     let bounded = common::scalar(
         &client,
@@ -95,7 +98,7 @@ async fn max_wait_bounds_the_due_time_and_then_refuses() {
     assert_eq!(bounded, 1);
     tokio::time::sleep(Duration::from_millis(350)).await;
     r.payload = b"2".to_vec();
-    let late = client.enqueue(&r).await.expect("late");
+    let late = client.producer().enqueue(&r).await.expect("late");
     assert_eq!(
         (late.job_id, late.outcome),
         (
@@ -118,12 +121,14 @@ async fn max_wait_bounds_the_due_time_and_then_refuses() {
 async fn a_started_job_or_a_key_held_another_way_is_not_replaced() {
     let client = common::client().await;
     let first = client
+        .producer()
         .enqueue(&debounced("k", "1", 1))
         .await
         .expect("first");
     tokio::time::sleep(Duration::from_millis(20)).await;
     assert_eq!(claim(&client, "refresh").await, [first.job_id]);
     let running = client
+        .producer()
         .enqueue(&debounced("k", "2", 1))
         .await
         .expect("running");
@@ -133,8 +138,9 @@ async fn a_started_job_or_a_key_held_another_way_is_not_replaced() {
     );
 
     let plain = JobRequest::new("refresh", b"1".to_vec()).with_key("plain");
-    let held = client.enqueue(&plain).await.expect("plain");
+    let held = client.producer().enqueue(&plain).await.expect("plain");
     let other = client
+        .producer()
         .enqueue(&debounced("plain", "1", 1_000))
         .await
         .expect("other");
@@ -146,7 +152,11 @@ async fn a_started_job_or_a_key_held_another_way_is_not_replaced() {
         )
     );
     // The other way round, a plain request meets a debounce's job: a different request.
-    match client.enqueue(&plain.clone().with_key("k")).await {
+    match client
+        .producer()
+        .enqueue(&plain.clone().with_key("k"))
+        .await
+    {
         Err(Error::Conflict(c)) => assert!(c.fields.contains(&"debounce".to_string()), "{c:?}"),
         other => panic!("expected a conflict, got {other:?}"),
     }
@@ -164,6 +174,7 @@ async fn racing_debounces_leave_one_job_per_key_with_the_last_replacement() {
                 let key = format!("k{}", i % 4);
                 let payload = format!("{caller}-{i}");
                 let r = client
+                    .producer()
                     .enqueue(&debounced(&key, &payload, 60_000))
                     .await
                     .expect("enqueue");
@@ -190,12 +201,14 @@ async fn racing_debounces_leave_one_job_per_key_with_the_last_replacement() {
 async fn a_throttle_coalesces_inside_its_window_even_after_the_job_finished() {
     let client = common::client().await;
     let first = client
+        .producer()
         .enqueue(&throttled("t", "1", 400))
         .await
         .expect("first");
     assert_eq!(first.outcome, Outcome::Accepted);
     let ids = claim(&client, "notify").await;
     client
+        .worker_store()
         .complete(&[flexiq_core::Attempt {
             job_id: ids[0],
             attempt: 1,
@@ -203,6 +216,7 @@ async fn a_throttle_coalesces_inside_its_window_even_after_the_job_finished() {
         .await
         .expect("complete");
     let repeat = client
+        .producer()
         .enqueue(&throttled("t", "other payload", 400))
         .await
         .expect("repeat");
@@ -212,6 +226,7 @@ async fn a_throttle_coalesces_inside_its_window_even_after_the_job_finished() {
     );
     tokio::time::sleep(Duration::from_millis(450)).await;
     let next = client
+        .producer()
         .enqueue(&throttled("t", "1", 400))
         .await
         .expect("next window");
@@ -224,9 +239,9 @@ async fn a_throttle_window_closes_even_while_its_job_waits() {
     let client = common::client().await;
     let mut r = throttled("t", "1", 200);
     r.schedule = Schedule::Delay { millis: 60_000 };
-    let first = client.enqueue(&r).await.expect("first");
+    let first = client.producer().enqueue(&r).await.expect("first");
     tokio::time::sleep(Duration::from_millis(250)).await;
-    let second = client.enqueue(&r).await.expect("second");
+    let second = client.producer().enqueue(&r).await.expect("second");
     assert_eq!(second.outcome, Outcome::Accepted);
     assert_ne!(second.job_id, first.job_id);
     assert_eq!(common::job_count(&client).await, 2);
@@ -238,17 +253,17 @@ async fn collapsing_modes_need_a_key_and_one_entry_per_call() {
     let mut unkeyed = JobRequest::new("t", b"{}".to_vec());
     unkeyed.flow.throttle_ms = Some(1_000);
     assert!(matches!(
-        client.enqueue(&unkeyed).await,
+        client.producer().enqueue(&unkeyed).await,
         Err(Error::InvalidArgument(m)) if m.contains("give the job a key")
     ));
     let batch = [throttled("a", "1", 1_000), throttled("b", "1", 1_000)];
     assert!(matches!(
-        client.enqueue_many(&batch).await,
+        client.producer().enqueue_many(&batch).await,
         Err(Error::InvalidArgument(m)) if m.contains("one job per call")
     ));
     let mut both = debounced("a", "1", 1_000);
     both.flow.throttle_ms = Some(1_000);
-    assert!(client.enqueue(&both).await.is_err());
+    assert!(client.producer().enqueue(&both).await.is_err());
 }
 
 #[tokio::test]
@@ -260,15 +275,20 @@ async fn a_job_past_its_deadline_is_never_claimed_and_is_dead_lettered_by_the_re
         ..Flow::default()
     };
     late.schedule = Schedule::Delay { millis: 200 };
-    let job = client.enqueue(&late).await.expect("enqueue");
+    let job = client.producer().enqueue(&late).await.expect("enqueue");
     let on_time = client
+        .producer()
         .enqueue(&JobRequest::new("report", b"{}".to_vec()))
         .await
         .expect("on time");
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert_eq!(claim(&client, "report").await, [on_time.job_id]);
 
-    let moved = client.rescue_expired().await.expect("rescue");
+    let moved = client
+        .worker_store()
+        .rescue_expired()
+        .await
+        .expect("rescue");
     assert_eq!(moved.len(), 1);
     assert!(moved[0].dead && moved[0].late && moved[0].id == job.job_id);
     assert!(
@@ -276,10 +296,20 @@ async fn a_job_past_its_deadline_is_never_claimed_and_is_dead_lettered_by_the_re
         "{}",
         moved[0].error
     );
-    let info = client.get_job(job.job_id).await.expect("get").expect("job");
+    let info = client
+        .operations()
+        .get_job(job.job_id)
+        .await
+        .expect("get")
+        .expect("job");
     assert_eq!(info.state, "dead");
     assert!(!info.key_held, "a dead job's key is released");
-    assert!(client.rescue_expired().await.expect("again").is_empty());
+    assert!(client
+        .worker_store()
+        .rescue_expired()
+        .await
+        .expect("again")
+        .is_empty());
 }
 
 #[tokio::test]
@@ -287,14 +317,14 @@ async fn the_deadline_is_part_of_what_a_replay_is_compared_on() {
     let client = common::client().await;
     let mut a = JobRequest::new("report", b"{}".to_vec()).with_key("k");
     a.flow.deadline_micros = Some(flexiq_core_now_micros() + 60_000_000);
-    let first = client.enqueue(&a).await.expect("first");
+    let first = client.producer().enqueue(&a).await.expect("first");
     assert_eq!(
-        client.enqueue(&a).await.expect("replay").job_id,
+        client.producer().enqueue(&a).await.expect("replay").job_id,
         first.job_id
     );
     let mut b = a.clone();
     b.flow.deadline_micros = a.flow.deadline_micros.map(|d| d + 1);
-    match client.enqueue(&b).await {
+    match client.producer().enqueue(&b).await {
         Err(Error::Conflict(c)) => assert_eq!(c.fields, ["deadline"]),
         other => panic!("expected a conflict, got {other:?}"),
     }
@@ -316,6 +346,7 @@ fn limited(key: &str, limit: i32) -> JobRequest {
 
 async fn claim_some(client: &Client, limit: i64) -> Vec<flexiq_core::ClaimedJob> {
     client
+        .worker_store()
         .claim(
             &["default".into()],
             &["call_provider".into()],
@@ -334,6 +365,7 @@ async fn a_concurrency_key_caps_its_running_jobs_without_holding_back_the_others
     for _ in 0..6 {
         keyed.push(
             client
+                .producer()
                 .enqueue(&limited("tenant-1", 2))
                 .await
                 .expect("keyed")
@@ -341,6 +373,7 @@ async fn a_concurrency_key_caps_its_running_jobs_without_holding_back_the_others
         );
     }
     let free = client
+        .producer()
         .enqueue(&JobRequest::new("call_provider", b"{}".to_vec()))
         .await
         .expect("free")
@@ -360,6 +393,7 @@ async fn a_concurrency_key_caps_its_running_jobs_without_holding_back_the_others
         "the key is at its limit"
     );
     client
+        .worker_store()
         .complete(&[flexiq_core::Attempt {
             job_id: keyed[0],
             attempt: 1,
@@ -378,7 +412,11 @@ async fn a_concurrency_key_caps_its_running_jobs_without_holding_back_the_others
 async fn racing_claimers_never_run_more_of_a_key_than_its_limit() {
     let client = Arc::new(common::client_with_pool(16).await);
     for _ in 0..60 {
-        client.enqueue(&limited("k", 3)).await.expect("enqueue");
+        client
+            .producer()
+            .enqueue(&limited("k", 3))
+            .await
+            .expect("enqueue");
     }
     let mut claimers = Vec::new();
     for _ in 0..12 {
@@ -413,11 +451,13 @@ async fn racing_claimers_never_run_more_of_a_key_than_its_limit() {
 async fn a_rate_limit_caps_starts_per_period_for_a_queue_and_for_a_key() {
     let client = common::client().await;
     client
+        .operations()
         .set_rate_limit(&RateTarget::Queue("default".into()), 3, 400)
         .await
         .expect("set");
     for _ in 0..10 {
         client
+            .producer()
             .enqueue(&JobRequest::new("call_provider", b"{}".to_vec()))
             .await
             .expect("enqueue");
@@ -437,15 +477,18 @@ async fn a_rate_limit_caps_starts_per_period_for_a_queue_and_for_a_key() {
 
     // A key's limit holds whatever the queue's allows.
     assert!(client
+        .operations()
         .remove_rate_limit(&RateTarget::Queue("default".into()))
         .await
         .expect("remove"));
     client
+        .operations()
         .set_rate_limit(&RateTarget::ConcurrencyKey("provider".into()), 2, 60_000)
         .await
         .expect("set key");
     for _ in 0..4 {
         client
+            .producer()
             .enqueue(&limited("provider", 100))
             .await
             .expect("keyed");
@@ -455,6 +498,7 @@ async fn a_rate_limit_caps_starts_per_period_for_a_queue_and_for_a_key() {
     assert_eq!(got.len(), 4 + 2);
     assert!(
         !client
+            .operations()
             .remove_rate_limit(&RateTarget::Queue("default".into()))
             .await
             .expect("again"),
@@ -466,9 +510,18 @@ async fn a_rate_limit_caps_starts_per_period_for_a_queue_and_for_a_key() {
 async fn a_rate_limit_is_refused_outside_its_bounds() {
     let client = common::client().await;
     let queue = RateTarget::Queue("default".into());
-    assert!(client.set_rate_limit(&queue, 0, 1_000).await.is_err());
-    assert!(client.set_rate_limit(&queue, 1, 0).await.is_err());
     assert!(client
+        .operations()
+        .set_rate_limit(&queue, 0, 1_000)
+        .await
+        .is_err());
+    assert!(client
+        .operations()
+        .set_rate_limit(&queue, 1, 0)
+        .await
+        .is_err());
+    assert!(client
+        .operations()
         .set_rate_limit(&RateTarget::ConcurrencyKey(String::new()), 1, 1_000)
         .await
         .is_err());

@@ -26,8 +26,12 @@ async fn restricted(grant: Grant) -> (Client, Client, String) {
     // Mixed case and a dash: the role name must be quoted to be found at all.
     let role = format!("{}-{grant:?}", owner.schema());
     common::execute(&owner, &format!("CREATE ROLE \"{role}\" LOGIN")).await;
-    owner.grant(&role, grant).await.expect("grant");
-    owner.grant(&role, grant).await.expect("granting again");
+    owner.operations().grant(&role, grant).await.expect("grant");
+    owner
+        .operations()
+        .grant(&role, grant)
+        .await
+        .expect("granting again");
     let url = common::server()
         .url()
         .replacen("postgres@", &format!("{role}@"), 1);
@@ -70,7 +74,7 @@ fn refused<T: std::fmt::Debug>(what: &str, outcome: Result<T, Error>) {
 /// Enqueues `request` `times` times over, each answered as a replay of job `held`.
 async fn replays(producer: &Client, request: &JobRequest, held: i64, times: usize) {
     for _ in 0..times {
-        let replay = producer.enqueue(request).await.expect("replay");
+        let replay = producer.producer().enqueue(request).await.expect("replay");
         assert_eq!((replay.job_id, replay.outcome), (held, Outcome::Replayed));
     }
 }
@@ -82,14 +86,21 @@ fn claim_tasks() -> (Vec<String>, Vec<String>) {
 #[tokio::test]
 async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
     let (owner, producer, url) = restricted(Grant::Producer).await;
-    let unkeyed = producer.enqueue(&job(1)).await.expect("unkeyed").job_id;
+    let unkeyed = producer
+        .producer()
+        .enqueue(&job(1))
+        .await
+        .expect("unkeyed")
+        .job_id;
     let keyed = producer
+        .producer()
         .enqueue(&job(2).with_key("k"))
         .await
         .expect("keyed");
     assert_eq!(keyed.outcome, Outcome::Accepted);
     replays(&producer, &job(2).with_key("k"), keyed.job_id, 1).await;
     let bulk = producer
+        .producer()
         .enqueue_many(&[job(3), job(4).with_key("k4"), job(2).with_key("k")])
         .await
         .expect("bulk");
@@ -98,23 +109,50 @@ async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
     // A key whose retention window has closed is released by the producer's next enqueue.
     let mut retained = job(5).with_key("retained");
     retained.key_retention_ms = Some(300);
-    let first = producer.enqueue(&retained).await.expect("retained").job_id;
-    assert!(owner.mark_completed(first).await.expect("complete"));
+    let first = producer
+        .producer()
+        .enqueue(&retained)
+        .await
+        .expect("retained")
+        .job_id;
+    assert!(owner
+        .operations()
+        .mark_completed(first)
+        .await
+        .expect("complete"));
     tokio::time::sleep(Duration::from_millis(400)).await;
     // Replays in a row, so that the next call is first looked up by a read of its key's holder
     // (which a producer may make), and that read must not replay a closed retention.
     replays(&producer, &job(2).with_key("k"), keyed.job_id, 20).await;
-    let second = producer.enqueue(&retained).await.expect("after retention");
+    let second = producer
+        .producer()
+        .enqueue(&retained)
+        .await
+        .expect("after retention");
     assert_eq!(second.outcome, Outcome::Accepted);
     assert_ne!(second.job_id, first);
 
-    assert!(producer.get_job(unkeyed).await.expect("read").is_some());
+    assert!(producer
+        .operations()
+        .get_job(unkeyed)
+        .await
+        .expect("read")
+        .is_some());
     let (queues, tasks) = claim_tasks();
-    refused("claim", producer.claim(&queues, &tasks, 10, LEASE, 1).await);
-    refused("cancel", producer.cancel(unkeyed).await);
-    refused("mark completed", producer.mark_completed(unkeyed).await);
-    refused("purge", producer.purge(unkeyed).await);
-    refused("rescue", producer.rescue_expired().await);
+    refused(
+        "claim",
+        producer
+            .worker_store()
+            .claim(&queues, &tasks, 10, LEASE, 1)
+            .await,
+    );
+    refused("cancel", producer.operations().cancel(unkeyed).await);
+    refused(
+        "mark completed",
+        producer.operations().mark_completed(unkeyed).await,
+    );
+    refused("purge", producer.operations().purge(unkeyed).await);
+    refused("rescue", producer.worker_store().rescue_expired().await);
     refused_sql(&url, &owner, "DELETE FROM {schema}.jobs").await;
     refused_sql(&url, &owner, "UPDATE {schema}.jobs SET state = 'cancelled'").await;
     refused_sql(&url, &owner, "TRUNCATE {schema}.jobs").await;
@@ -127,10 +165,16 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
     let mut request = job(1).with_key("w");
     request.retry.initial_ms = 0;
     request.retry.max_ms = 0;
-    let id = owner.enqueue(&request).await.expect("enqueue").job_id;
+    let id = owner
+        .producer()
+        .enqueue(&request)
+        .await
+        .expect("enqueue")
+        .job_id;
     let (queues, tasks) = claim_tasks();
 
     let first = worker
+        .worker_store()
         .claim(&queues, &tasks, 10, LEASE, 1)
         .await
         .expect("claim");
@@ -140,23 +184,31 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
     };
     assert_eq!(
         worker
+            .worker_store()
             .extend_leases(&[attempt], LEASE)
             .await
             .expect("extend"),
         [attempt]
     );
     assert!(worker
+        .worker_store()
         .save_checkpoint(attempt, "stage", b"done")
         .await
         .expect("checkpoint"));
     assert!(worker
+        .worker_store()
         .save_checkpoint(attempt, "stage", b"done again")
         .await
         .expect("checkpoint over"));
-    let failed = worker.fail(attempt, "boom").await.expect("fail");
+    let failed = worker
+        .worker_store()
+        .fail(attempt, "boom")
+        .await
+        .expect("fail");
     assert_eq!(failed.map(|f| f.state), Some("retryable".to_string()));
 
     let second = worker
+        .worker_store()
         .claim(&queues, &tasks, 10, LEASE, 1)
         .await
         .expect("claim again");
@@ -165,21 +217,40 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
         attempt: second[0].attempt,
     };
     assert_eq!(
-        worker.checkpoint(id, "stage").await.expect("read"),
+        worker
+            .worker_store()
+            .checkpoint(id, "stage")
+            .await
+            .expect("read"),
         Some(b"done again".to_vec())
     );
     assert_eq!(
-        worker.complete(&[attempt]).await.expect("complete"),
+        worker
+            .worker_store()
+            .complete(&[attempt])
+            .await
+            .expect("complete"),
         [attempt]
     );
-    let done = owner.get_job(id).await.expect("read").expect("job");
+    let done = owner
+        .operations()
+        .get_job(id)
+        .await
+        .expect("read")
+        .expect("job");
     assert_eq!(
         (done.state.as_str(), done.attempt, done.key_held),
         ("completed", 2, false)
     );
 
-    let other = owner.enqueue(&job(2)).await.expect("enqueue").job_id;
+    let other = owner
+        .producer()
+        .enqueue(&job(2))
+        .await
+        .expect("enqueue")
+        .job_id;
     let claimed = worker
+        .worker_store()
         .claim(&queues, &tasks, 10, LEASE, 1)
         .await
         .expect("claim");
@@ -187,11 +258,22 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
         job_id: other,
         attempt: claimed[0].attempt,
     };
-    assert_eq!(worker.return_attempts(&[back]).await.expect("give back"), 1);
-    worker.rescue_expired().await.expect("rescue");
+    assert_eq!(
+        worker
+            .worker_store()
+            .return_attempts(&[back])
+            .await
+            .expect("give back"),
+        1
+    );
+    worker
+        .worker_store()
+        .rescue_expired()
+        .await
+        .expect("rescue");
 
-    refused("purge", worker.purge(id).await);
-    refused("enqueue", worker.enqueue(&job(3)).await);
+    refused("purge", worker.operations().purge(id).await);
+    refused("enqueue", worker.producer().enqueue(&job(3)).await);
     refused_sql(&url, &owner, "DELETE FROM {schema}.jobs").await;
     refused_sql(&url, &owner, "DELETE FROM {schema}.checkpoints").await;
     refused_sql(&url, &owner, "TRUNCATE {schema}.jobs").await;
@@ -222,6 +304,7 @@ async fn roles_keep_their_privileges_when_definitions_are_applied_again() {
     let (owner, producer, _) = restricted(Grant::Producer).await;
     apply_definitions_again(&owner).await;
     let keyed = producer
+        .producer()
         .enqueue(&job(1).with_key("k"))
         .await
         .expect("keyed");
@@ -229,9 +312,15 @@ async fn roles_keep_their_privileges_when_definitions_are_applied_again() {
 
     let (owner, worker, _) = restricted(Grant::Worker).await;
     apply_definitions_again(&owner).await;
-    let id = owner.enqueue(&job(2)).await.expect("enqueue").job_id;
+    let id = owner
+        .producer()
+        .enqueue(&job(2))
+        .await
+        .expect("enqueue")
+        .job_id;
     let (queues, tasks) = claim_tasks();
     let claimed = worker
+        .worker_store()
         .claim(&queues, &tasks, 10, LEASE, 1)
         .await
         .expect("claim");
@@ -239,14 +328,21 @@ async fn roles_keep_their_privileges_when_definitions_are_applied_again() {
         job_id: id,
         attempt: claimed[0].attempt,
     };
-    assert_eq!(worker.return_attempts(&[back]).await.expect("give back"), 1);
+    assert_eq!(
+        worker
+            .worker_store()
+            .return_attempts(&[back])
+            .await
+            .expect("give back"),
+        1
+    );
 }
 
 #[tokio::test]
 async fn a_role_name_is_quoted_never_spliced_into_the_grant() {
     let owner = common::client().await;
     let hostile = format!("x\"; DROP TABLE {}.jobs; --", owner.schema());
-    match owner.grant(&hostile, Grant::Producer).await {
+    match owner.operations().grant(&hostile, Grant::Producer).await {
         Err(Error::InvalidArgument(m)) => assert!(m.contains("does not exist"), "{m}"),
         other => panic!("expected an unknown role, got {other:?}"),
     }

@@ -48,7 +48,11 @@ async fn concurrent_calls_share_statements_and_each_gets_its_own_answer() {
     let mut held = HashMap::new();
     for i in 0..8 {
         for key in [format!("same-{i}"), format!("diff-{i}")] {
-            let job = client.enqueue(&job(Some(&key), "{}")).await.expect("held");
+            let job = client
+                .producer()
+                .enqueue(&job(Some(&key), "{}"))
+                .await
+                .expect("held");
             held.insert(key, job.job_id);
         }
     }
@@ -74,7 +78,10 @@ async fn concurrent_calls_share_statements_and_each_gets_its_own_answer() {
                     Call::Conflict => (Some(format!("diff-{}", round % 8)), "[1]"),
                     Call::Shared => (Some(format!("shared-{round}")), "{}"),
                 };
-                let answer = client.enqueue(&job(key.as_deref(), payload)).await;
+                let answer = client
+                    .producer()
+                    .enqueue(&job(key.as_deref(), payload))
+                    .await;
                 if let (Call::Replay | Call::Conflict, Some(key)) = (kind, &key) {
                     let expected = held[key];
                     match (&answer, kind) {
@@ -188,7 +195,7 @@ async fn a_call_stuck_on_a_lock_holds_up_no_one_else() {
     for _ in 0..3 {
         let client = client.clone();
         stuck.push(tokio::spawn(async move {
-            client.enqueue(&job(Some("blocked"), "{}")).await
+            client.producer().enqueue(&job(Some("blocked"), "{}")).await
         }));
     }
     let waiting = "SELECT count(*) FROM pg_locks
@@ -216,7 +223,7 @@ async fn a_call_stuck_on_a_lock_holds_up_no_one_else() {
             let client = client.clone();
             tokio::spawn(async move {
                 let key = format!("other-{i}");
-                client.enqueue(&job(Some(&key), "{}")).await
+                client.producer().enqueue(&job(Some(&key), "{}")).await
             })
         })
         .collect();
@@ -249,12 +256,14 @@ async fn replays_in_a_row_are_answered_by_reads_until_a_call_creates_a_job() {
     let client = Arc::new(common::client_with_pool(8).await);
     for i in 0..4 {
         client
+            .producer()
             .enqueue(&job(Some(&format!("held-{i}")), "{}"))
             .await
             .expect("held");
     }
     for i in 0..32 {
         let replay = client
+            .producer()
             .enqueue(&job(Some(&format!("held-{}", i % 4)), "{}"))
             .await
             .expect("replayed");
@@ -269,9 +278,10 @@ async fn replays_in_a_row_are_answered_by_reads_until_a_call_creates_a_job() {
     assert_eq!(common::enqueues(&client).await - sent, 0);
 
     // A call that is not a replay still gets its own answer: the read finds nothing to replay.
-    let conflict = client.enqueue(&job(Some("held-0"), "[1]")).await;
+    let conflict = client.producer().enqueue(&job(Some("held-0"), "[1]")).await;
     assert!(matches!(conflict, Err(Error::Conflict(_))), "{conflict:?}");
     let fresh = client
+        .producer()
         .enqueue(&job(Some("fresh"), "{}"))
         .await
         .expect("created");
@@ -363,7 +373,11 @@ async fn a_lone_enqueue_announces_with_its_commit_and_shared_ones_after_it() {
         .expect("listen");
     let before = announcements_after_commit(&client).await;
     for request in [job(None, "{}"), job(Some("lone"), "{}")] {
-        client.enqueue(&request).await.expect("lone enqueue");
+        client
+            .producer()
+            .enqueue(&request)
+            .await
+            .expect("lone enqueue");
         let woken = tokio::time::timeout(Duration::from_secs(10), listener.recv())
             .await
             .expect("a wake-up")

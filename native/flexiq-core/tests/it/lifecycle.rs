@@ -15,6 +15,7 @@ fn keyed(key: &str) -> JobRequest {
 
 async fn claim_one(client: &Client) -> Attempt {
     let claimed = client
+        .worker_store()
         .claim(
             &["default".to_string()],
             &["sync_account".to_string()],
@@ -34,9 +35,18 @@ async fn claim_one(client: &Client) -> Attempt {
 /// Runs `exit` on a fresh keyed job, then checks that the key makes a new job.
 async fn key_is_released_by(exit: &str) {
     let client = common::client().await;
-    let first = client.enqueue(&keyed("k")).await.expect("enqueue");
+    let first = client
+        .producer()
+        .enqueue(&keyed("k"))
+        .await
+        .expect("enqueue");
     assert_eq!(
-        client.enqueue(&keyed("k")).await.expect("replay").job_id,
+        client
+            .producer()
+            .enqueue(&keyed("k"))
+            .await
+            .expect("replay")
+            .job_id,
         first.job_id,
         "held while pending"
     );
@@ -44,23 +54,50 @@ async fn key_is_released_by(exit: &str) {
         "complete" => {
             let attempt = claim_one(&client).await;
             assert_eq!(
-                client.enqueue(&keyed("k")).await.expect("replay").job_id,
+                client
+                    .producer()
+                    .enqueue(&keyed("k"))
+                    .await
+                    .expect("replay")
+                    .job_id,
                 first.job_id,
                 "held while running"
             );
-            client.complete(&[attempt]).await.expect("complete").len() == 1
+            client
+                .worker_store()
+                .complete(&[attempt])
+                .await
+                .expect("complete")
+                .len()
+                == 1
         }
         "dead-letter" => {
             let attempt = claim_one(&client).await;
-            let failed = client.fail(attempt, "gave up").await.expect("fail");
+            let failed = client
+                .worker_store()
+                .fail(attempt, "gave up")
+                .await
+                .expect("fail");
             failed.is_some_and(|f| f.state == "dead")
         }
-        "cancel" => client.cancel(first.job_id).await.expect("cancel"),
-        "purge" => client.purge(first.job_id).await.expect("purge"),
+        "cancel" => client
+            .operations()
+            .cancel(first.job_id)
+            .await
+            .expect("cancel"),
+        "purge" => client
+            .operations()
+            .purge(first.job_id)
+            .await
+            .expect("purge"),
         other => panic!("unknown exit {other}"),
     };
     assert!(moved, "{exit} found the job");
-    let again = client.enqueue(&keyed("k")).await.expect("enqueue again");
+    let again = client
+        .producer()
+        .enqueue(&keyed("k"))
+        .await
+        .expect("enqueue again");
     assert_eq!(again.outcome, Outcome::Accepted, "{exit}");
     assert_ne!(again.job_id, first.job_id, "{exit}");
 }
@@ -89,10 +126,12 @@ async fn purging_releases_the_key() {
 async fn get_job_shows_state_and_key_digest_but_not_the_key() {
     let client = common::client().await;
     let job = client
+        .producer()
         .enqueue(&keyed("customer-000123"))
         .await
         .expect("enqueue");
     let info = client
+        .operations()
         .get_job(job.job_id)
         .await
         .expect("get")
@@ -108,6 +147,7 @@ async fn get_job_shows_state_and_key_digest_but_not_the_key() {
     );
     assert!(info.key_held);
     assert!(client
+        .operations()
         .get_job(job.job_id + 1000)
         .await
         .expect("get")
@@ -119,19 +159,32 @@ async fn a_retention_window_keeps_the_key_after_completion() {
     let client = common::client().await;
     let mut request = keyed("webhook-delivery-1");
     request.key_retention_ms = Some(3_600_000);
-    let first = client.enqueue(&request).await.expect("enqueue");
+    let first = client.producer().enqueue(&request).await.expect("enqueue");
     let attempt = claim_one(&client).await;
     assert_eq!(
-        client.complete(&[attempt]).await.expect("complete").len(),
+        client
+            .worker_store()
+            .complete(&[attempt])
+            .await
+            .expect("complete")
+            .len(),
         1
     );
-    let replay = client.enqueue(&request).await.expect("redelivery");
+    let replay = client
+        .producer()
+        .enqueue(&request)
+        .await
+        .expect("redelivery");
     assert_eq!(
         (replay.job_id, replay.outcome),
         (first.job_id, Outcome::Replayed)
     );
     assert_eq!(
-        client.expire_keys().await.expect("maintenance"),
+        client
+            .operations()
+            .expire_keys()
+            .await
+            .expect("maintenance"),
         0,
         "window still open"
     );
@@ -142,9 +195,13 @@ async fn purging_a_pending_job_releases_its_key_whatever_the_retention() {
     let client = common::client().await;
     let mut request = keyed("retained");
     request.key_retention_ms = Some(3_600_000);
-    let first = client.enqueue(&request).await.expect("enqueue");
-    assert!(client.purge(first.job_id).await.expect("purge"));
-    let again = client.enqueue(&request).await.expect("again");
+    let first = client.producer().enqueue(&request).await.expect("enqueue");
+    assert!(client
+        .operations()
+        .purge(first.job_id)
+        .await
+        .expect("purge"));
+    let again = client.producer().enqueue(&request).await.expect("again");
     assert_eq!(again.outcome, Outcome::Accepted);
 }
 
@@ -153,25 +210,42 @@ async fn an_expired_key_owns_a_new_job_and_maintenance_releases_expired_keys() {
     let client = common::client().await;
     let mut request = keyed("short");
     request.key_retention_ms = Some(200);
-    let first = client.enqueue(&request).await.expect("enqueue");
+    let first = client.producer().enqueue(&request).await.expect("enqueue");
     let mut other = keyed("short-2");
     other.key_retention_ms = Some(200);
-    let second = client.enqueue(&other).await.expect("enqueue");
-    assert!(client.mark_completed(first.job_id).await.expect("complete"));
+    let second = client.producer().enqueue(&other).await.expect("enqueue");
     assert!(client
+        .operations()
+        .mark_completed(first.job_id)
+        .await
+        .expect("complete"));
+    assert!(client
+        .operations()
         .mark_completed(second.job_id)
         .await
         .expect("complete"));
     tokio::time::sleep(Duration::from_millis(300)).await;
 
     // Without maintenance: the expired key is taken over by the new job.
-    let again = client.enqueue(&request).await.expect("after expiry");
+    let again = client
+        .producer()
+        .enqueue(&request)
+        .await
+        .expect("after expiry");
     assert_eq!(again.outcome, Outcome::Accepted);
     assert_ne!(again.job_id, first.job_id);
     // Maintenance releases the other expired key and leaves the live one.
-    assert_eq!(client.expire_keys().await.expect("maintenance"), 1);
     assert_eq!(
         client
+            .operations()
+            .expire_keys()
+            .await
+            .expect("maintenance"),
+        1
+    );
+    assert_eq!(
+        client
+            .producer()
             .enqueue(&other)
             .await
             .expect("after maintenance")
@@ -179,7 +253,12 @@ async fn an_expired_key_owns_a_new_job_and_maintenance_releases_expired_keys() {
         Outcome::Accepted
     );
     assert_eq!(
-        client.enqueue(&request).await.expect("still held").job_id,
+        client
+            .producer()
+            .enqueue(&request)
+            .await
+            .expect("still held")
+            .job_id,
         again.job_id
     );
 }
@@ -187,12 +266,25 @@ async fn an_expired_key_owns_a_new_job_and_maintenance_releases_expired_keys() {
 #[tokio::test]
 async fn a_running_job_cannot_be_cancelled_or_purged() {
     let client = common::client().await;
-    let job = client.enqueue(&keyed("busy")).await.expect("enqueue");
+    let job = client
+        .producer()
+        .enqueue(&keyed("busy"))
+        .await
+        .expect("enqueue");
     claim_one(&client).await;
-    assert!(!client.cancel(job.job_id).await.expect("cancel"));
-    assert!(!client.purge(job.job_id).await.expect("purge"));
+    assert!(!client
+        .operations()
+        .cancel(job.job_id)
+        .await
+        .expect("cancel"));
+    assert!(!client.operations().purge(job.job_id).await.expect("purge"));
     assert_eq!(
-        client.enqueue(&keyed("busy")).await.expect("replay").job_id,
+        client
+            .producer()
+            .enqueue(&keyed("busy"))
+            .await
+            .expect("replay")
+            .job_id,
         job.job_id
     );
 }
@@ -200,7 +292,11 @@ async fn a_running_job_cannot_be_cancelled_or_purged() {
 #[tokio::test]
 async fn dropping_the_schema_removes_it_and_a_repeat_finds_nothing_to_do() {
     let client = common::client().await;
-    client.enqueue(&keyed("drop-me")).await.expect("enqueue");
+    client
+        .producer()
+        .enqueue(&keyed("drop-me"))
+        .await
+        .expect("enqueue");
     let present = format!(
         "SELECT count(*) FROM pg_namespace WHERE nspname = '{}'",
         client.schema()
@@ -217,7 +313,7 @@ async fn dropping_the_schema_removes_it_and_a_repeat_finds_nothing_to_do() {
 #[tokio::test]
 async fn a_schema_never_migrated_is_named_as_the_cause() {
     let client = common::client_with(|config| config.migrate = false).await;
-    match client.enqueue(&keyed("too-early")).await {
+    match client.producer().enqueue(&keyed("too-early")).await {
         Err(Error::Storage(m)) => assert!(
             m.contains("does not exist")
                 && m.contains("is the schema migrated? Build one client with migrate(true)"),

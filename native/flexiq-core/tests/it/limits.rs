@@ -38,12 +38,19 @@ async fn due_times_are_stored_to_the_microsecond_from_the_year_1_to_9999() {
     ];
     for (n, micros) in times.into_iter().enumerate() {
         let job = client
+            .producer()
             .enqueue(&at(&format!("t{n}"), micros))
             .await
             .expect("enqueue");
-        let info = client.get_job(job.job_id).await.expect("get").expect("job");
+        let info = client
+            .operations()
+            .get_job(job.job_id)
+            .await
+            .expect("get")
+            .expect("job");
         assert_eq!(info.run_at, micros, "runAt of job {n}");
         let replay = client
+            .producer()
             .enqueue(&at(&format!("t{n}"), micros))
             .await
             .expect("replay");
@@ -51,6 +58,7 @@ async fn due_times_are_stored_to_the_microsecond_from_the_year_1_to_9999() {
     }
     // One microsecond apart is another request, even in the year 9999.
     let err = client
+        .producer()
         .enqueue(&at("t5", MAX_RUN_AT_MICROS - 1))
         .await
         .expect_err("conflict");
@@ -82,7 +90,11 @@ async fn out_of_range_times_and_durations_are_refused_before_anything_is_written
     retried.retry.max_ms = i64::MAX;
     cases.push(retried);
     for request in cases {
-        let err = client.enqueue(&request).await.expect_err("refused");
+        let err = client
+            .producer()
+            .enqueue(&request)
+            .await
+            .expect_err("refused");
         assert!(
             matches!(&err, Error::InvalidArgument(m) if m.contains("must be between")),
             "{request:?}: {err}"
@@ -99,7 +111,12 @@ async fn the_longest_delay_and_retention_land_exactly() {
         millis: MAX_STORED_DURATION_MS,
     };
     request.key_retention_ms = Some(MAX_STORED_DURATION_MS);
-    let id = client.enqueue(&request).await.expect("enqueue").job_id;
+    let id = client
+        .producer()
+        .enqueue(&request)
+        .await
+        .expect("enqueue")
+        .job_id;
     let exact = |column: &str| {
         format!(
             "SELECT ((extract(epoch FROM {column} - created_at) * 1000)::bigint \
@@ -122,6 +139,7 @@ async fn retry_wait_after(client: &Client, id: i64, attempt: i32) -> i64 {
     )
     .await;
     let claimed = client
+        .worker_store()
         .claim(
             &["default".to_string()],
             &["flaky".to_string()],
@@ -134,6 +152,7 @@ async fn retry_wait_after(client: &Client, id: i64, attempt: i32) -> i64 {
     assert_eq!((claimed[0].id, claimed[0].attempt), (id, attempt));
     let before = now_micros();
     let failed = client
+        .worker_store()
         .fail(
             Attempt {
                 job_id: id,
@@ -152,7 +171,12 @@ async fn flaky(client: &Client, retry: RetryPolicy) -> i64 {
     let mut request = JobRequest::new("flaky", b"{}".to_vec());
     request.max_attempts = i32::MAX;
     request.retry = retry;
-    client.enqueue(&request).await.expect("enqueue").job_id
+    client
+        .producer()
+        .enqueue(&request)
+        .await
+        .expect("enqueue")
+        .job_id
 }
 
 #[tokio::test]
@@ -216,6 +240,7 @@ async fn the_longest_schema_name_leaves_room_for_its_wake_up_channel() {
     config.schema = format!("{prefix}{}", "x".repeat(56 - prefix.len()));
     let client = Client::connect(&config).await.expect("56 characters");
     let job = client
+        .producer()
         .enqueue(&JobRequest::new("remind", b"{}".to_vec()))
         .await
         .expect("an enqueue announces on the schema's channel");

@@ -68,6 +68,7 @@ async fn pruning_keeps_each_final_state_for_its_retention_and_every_job_whose_ke
     finished(&client, "held", 3, "completed", 90, Some("1 hour")).await;
     finished(&client, "released", 2, "completed", 90, Some("-1 minute")).await;
     let waiting = client
+        .producer()
         .enqueue(&JobRequest::new("waiting", b"{}".to_vec()))
         .await
         .expect("enqueue")
@@ -81,7 +82,11 @@ async fn pruning_keeps_each_final_state_for_its_retention_and_every_job_whose_ke
     .await;
 
     // Two rows a statement: the pass stops at its cap, with completed jobs left over.
-    let first = client.run_maintenance(&retention(2)).await.expect("pass");
+    let first = client
+        .maintenance()
+        .run_maintenance(&retention(2))
+        .await
+        .expect("pass");
     assert_eq!(
         (
             first.keys_released,
@@ -95,6 +100,7 @@ async fn pruning_keeps_each_final_state_for_its_retention_and_every_job_whose_ke
     assert!(first.more_to_prune);
 
     let second = client
+        .maintenance()
         .run_maintenance(&retention(1000))
         .await
         .expect("pass");
@@ -120,6 +126,7 @@ async fn pruning_keeps_each_final_state_for_its_retention_and_every_job_whose_ke
     }
     assert_eq!(
         client
+            .maintenance()
             .run_maintenance(&retention(1000))
             .await
             .expect("pass"),
@@ -136,7 +143,11 @@ async fn retentions_and_batch_sizes_out_of_range_are_refused() {
         ..retention(10)
     };
     for bad in [negative, retention(0), retention(100_001)] {
-        let e = client.run_maintenance(&bad).await.expect_err("refused");
+        let e = client
+            .maintenance()
+            .run_maintenance(&bad)
+            .await
+            .expect_err("refused");
         assert!(matches!(e, flexiq_core::Error::InvalidArgument(_)), "{e}");
     }
 }
@@ -146,7 +157,12 @@ async fn a_pass_releases_expired_keys_and_rescues_leases_of_a_queue_nobody_works
     let client = common::client().await;
     let mut keyed = JobRequest::new("keyed", b"{}".to_vec()).with_key("k");
     keyed.key_retention_ms = Some(HOUR_MS);
-    let keyed = client.enqueue(&keyed).await.expect("enqueue").job_id;
+    let keyed = client
+        .producer()
+        .enqueue(&keyed)
+        .await
+        .expect("enqueue")
+        .job_id;
     common::execute(
         &client,
         &format!("UPDATE {{schema}}.jobs SET state = 'completed', finished_at = now() WHERE id = {keyed}"),
@@ -159,8 +175,14 @@ async fn a_pass_releases_expired_keys_and_rescues_leases_of_a_queue_nobody_works
     .await;
     let mut orphan = JobRequest::new("orphan", b"{}".to_vec());
     orphan.queue = "nobody".into();
-    let orphan = client.enqueue(&orphan).await.expect("enqueue").job_id;
+    let orphan = client
+        .producer()
+        .enqueue(&orphan)
+        .await
+        .expect("enqueue")
+        .job_id;
     client
+        .worker_store()
         .claim(
             &["nobody".into()],
             &["orphan".into()],
@@ -172,7 +194,12 @@ async fn a_pass_releases_expired_keys_and_rescues_leases_of_a_queue_nobody_works
         .expect("claim");
     tokio::time::sleep(Duration::from_millis(50)).await;
 
-    let Maintained::Ran(report) = client.maintain(&retention(1000)).await.expect("pass") else {
+    let Maintained::Ran(report) = client
+        .maintenance()
+        .maintain(&retention(1000))
+        .await
+        .expect("pass")
+    else {
         panic!("the only client is elected");
     };
     assert_eq!(report.keys_released, 1);
@@ -183,6 +210,7 @@ async fn a_pass_releases_expired_keys_and_rescues_leases_of_a_queue_nobody_works
     );
     assert!(
         !client
+            .operations()
             .get_job(keyed)
             .await
             .expect("get")
@@ -191,6 +219,7 @@ async fn a_pass_releases_expired_keys_and_rescues_leases_of_a_queue_nobody_works
     );
     assert_eq!(
         client
+            .operations()
             .get_job(orphan)
             .await
             .expect("get")
@@ -214,13 +243,21 @@ async fn holder(client: &Client) -> i64 {
 
 /// Whether `client` ran a pass: it runs its schema's maintenance.
 async fn ran(client: &Client) -> bool {
-    let outcome = client.maintain(&retention(1000)).await.expect("maintain");
+    let outcome = client
+        .maintenance()
+        .maintain(&retention(1000))
+        .await
+        .expect("maintain");
     matches!(outcome, Maintained::Ran(_))
 }
 
 /// Whether another client's session holds the lock, as `client` finds.
 async fn elsewhere(client: &Client) -> bool {
-    let outcome = client.maintain(&retention(1000)).await.expect("maintain");
+    let outcome = client
+        .maintenance()
+        .maintain(&retention(1000))
+        .await
+        .expect("maintain");
     outcome == Maintained::ElsewhereRun
 }
 
@@ -236,7 +273,7 @@ async fn one_client_of_a_schema_is_elected_and_another_takes_over_when_its_sessi
     assert!(elsewhere(&b).await);
     assert!(elsewhere(&c).await);
     assert!(ran(&a).await);
-    assert!(a.runs_maintenance().await && !b.runs_maintenance().await);
+    assert!(a.maintenance().runs_maintenance().await && !b.maintenance().runs_maintenance().await);
     assert!(ran(&other_schema).await, "each schema elects its own");
 
     // The holder's session ends as a dying process's does.
@@ -253,15 +290,15 @@ async fn one_client_of_a_schema_is_elected_and_another_takes_over_when_its_sessi
     }
     assert!(taken_over, "b takes over once a's session is gone");
     assert!(
-        a.maintain(&retention(1000)).await.is_err(),
+        a.maintenance().maintain(&retention(1000)).await.is_err(),
         "a finds its session lost"
     );
     assert!(elsewhere(&a).await, "and b holds it now");
     assert!(elsewhere(&c).await);
 
     // Resigning frees it at once.
-    b.resign_maintenance().await;
-    assert!(!b.runs_maintenance().await);
+    b.maintenance().resign_maintenance().await;
+    assert!(!b.maintenance().runs_maintenance().await);
     assert!(ran(&c).await);
 }
 
@@ -271,6 +308,7 @@ async fn a_client_whose_role_may_not_delete_jobs_never_takes_the_lock() {
     let role = format!("{}_worker", owner.schema());
     common::execute(&owner, &format!("CREATE ROLE {role} LOGIN")).await;
     owner
+        .operations()
         .grant(&role, flexiq_core::Grant::Worker)
         .await
         .expect("grant");
@@ -284,7 +322,11 @@ async fn a_client_whose_role_may_not_delete_jobs_never_takes_the_lock() {
         .await
         .expect("connect as the worker");
 
-    let outcome = worker.maintain(&retention(1000)).await.expect("maintain");
+    let outcome = worker
+        .maintenance()
+        .maintain(&retention(1000))
+        .await
+        .expect("maintain");
     assert_eq!(outcome, Maintained::NotPermitted);
     assert_eq!(holder(&owner).await, 0, "the lock stays free");
     assert!(ran(&owner).await, "for a client that may maintain");

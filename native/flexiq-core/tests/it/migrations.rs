@@ -97,6 +97,7 @@ async fn a_schema_holding_jobs_in_every_state_is_upgraded_with_its_jobs_intact()
 
     // The upgraded schema works: the running job completes, a lease cannot outlive its run.
     let done = client
+        .worker_store()
         .complete(&[Attempt {
             job_id: 4,
             attempt: 1,

@@ -31,6 +31,7 @@ async fn calls_fail_within_the_connect_timeout_and_succeed_whole_once_the_server
     config.connect_timeout = Duration::from_secs(1);
     let client = Client::connect(&config).await.expect("connect");
     client
+        .producer()
         .enqueue_many(&batch("before"))
         .await
         .expect("before the outage");
@@ -38,6 +39,7 @@ async fn calls_fail_within_the_connect_timeout_and_succeed_whole_once_the_server
     server.shut_down().expect("shut down");
     let started = Instant::now();
     let err = client
+        .producer()
         .enqueue_many(&batch("during"))
         .await
         .expect_err("server is down");
@@ -65,6 +67,7 @@ async fn calls_fail_within_the_connect_timeout_and_succeed_whole_once_the_server
     // The pooled connection from before the outage is dead; the keyed batch runs again on a
     // new one.
     let again = client
+        .producer()
         .enqueue_many(&batch("during"))
         .await
         .expect("after the outage");

@@ -25,17 +25,29 @@ fn encoded(key: &str, payload: &[u8], ciphertext: &[u8]) -> JobRequest {
 async fn the_encoded_bytes_are_stored_with_the_codec_and_claimed_with_it() {
     let client = common::client().await;
     let id = client
+        .producer()
         .enqueue(&encoded("order-1", PAYLOAD, b"\x01sealed-1"))
         .await
         .expect("enqueue")
         .job_id;
-    let stored = client.get_payload(id).await.expect("read").expect("found");
+    let stored = client
+        .operations()
+        .get_payload(id)
+        .await
+        .expect("read")
+        .expect("found");
     assert_eq!(stored.payload, b"\x01sealed-1");
     assert_eq!(stored.payload_codec.as_deref(), Some("test-codec"));
-    let job = client.get_job(id).await.expect("job").expect("found");
+    let job = client
+        .operations()
+        .get_job(id)
+        .await
+        .expect("job")
+        .expect("found");
     assert_eq!(job.payload_codec.as_deref(), Some("test-codec"));
 
     let claimed = client
+        .worker_store()
         .claim(
             &["default".into()],
             &["charge".into()],
@@ -54,10 +66,12 @@ async fn the_encoded_bytes_are_stored_with_the_codec_and_claimed_with_it() {
 async fn replays_compare_the_digest_never_the_encoded_bytes() {
     let client = common::client().await;
     let first = client
+        .producer()
         .enqueue(&encoded("order-2", PAYLOAD, b"\x01sealed-a"))
         .await
         .expect("first");
     let again = client
+        .producer()
         .enqueue(&encoded("order-2", PAYLOAD, b"\x01sealed-b"))
         .await
         .expect("replay");
@@ -66,6 +80,7 @@ async fn replays_compare_the_digest_never_the_encoded_bytes() {
 
     // In a batch, through enqueue_keyed's comparison.
     let batch = client
+        .producer()
         .enqueue_many(&[
             encoded("order-2", PAYLOAD, b"\x01sealed-c"),
             encoded("order-3", PAYLOAD, b"\x01sealed-d"),
@@ -78,12 +93,17 @@ async fn replays_compare_the_digest_never_the_encoded_bytes() {
 
     // Another payload under the key: a conflict naming the payload, alone and in a batch.
     let other = encoded("order-2", br#"{"card":"5500"}"#, b"\x01sealed-e");
-    let err = client.enqueue(&other).await.expect_err("conflict");
+    let err = client
+        .producer()
+        .enqueue(&other)
+        .await
+        .expect_err("conflict");
     let Error::Conflict(c) = &err else {
         panic!("expected a conflict, got {err}")
     };
     assert_eq!(c.fields, ["payload"]);
     let err = client
+        .producer()
         .enqueue_many(&[encoded("order-4", PAYLOAD, b"\x01x"), other])
         .await
         .expect_err("batch conflict");
@@ -95,6 +115,7 @@ async fn replays_compare_the_digest_never_the_encoded_bytes() {
         (1, ["payload".to_string()].as_slice())
     );
     assert!(client
+        .operations()
         .find_by_key("default", "order-4")
         .await
         .expect("find")
@@ -105,8 +126,9 @@ async fn replays_compare_the_digest_never_the_encoded_bytes() {
 async fn a_job_stored_in_clear_replays_through_a_sha256_digest() {
     let client = common::client().await;
     let clear = JobRequest::new("charge", PAYLOAD.to_vec()).with_key("order-5");
-    let first = client.enqueue(&clear).await.expect("clear");
+    let first = client.producer().enqueue(&clear).await.expect("clear");
     let again = client
+        .producer()
         .enqueue(&encoded("order-5", PAYLOAD, b"\x01sealed"))
         .await
         .expect("replay");
@@ -128,11 +150,13 @@ async fn a_debounce_replaces_the_encoded_payload_and_its_digest() {
         r
     };
     let first = client
+        .producer()
         .enqueue(&debounced(PAYLOAD, b"\x01one"))
         .await
         .expect("first");
     let latest = br#"{"card":"4000"}"#;
     let replaced = client
+        .producer()
         .enqueue(&debounced(latest, b"\x01two"))
         .await
         .expect("replace");
@@ -141,6 +165,7 @@ async fn a_debounce_replaces_the_encoded_payload_and_its_digest() {
         (Outcome::Replaced, first.job_id)
     );
     let stored = client
+        .operations()
         .get_payload(first.job_id)
         .await
         .expect("read")
@@ -167,6 +192,7 @@ async fn a_codec_id_and_digest_are_checked() {
     let mut bad = encoded("order-6", PAYLOAD, b"\x01sealed");
     bad.encoded.as_mut().expect("encoded").codec = "no spaces".into();
     assert!(client
+        .producer()
         .enqueue(&bad)
         .await
         .expect_err("id")
@@ -175,6 +201,7 @@ async fn a_codec_id_and_digest_are_checked() {
     let mut short = encoded("order-6", PAYLOAD, b"\x01sealed");
     short.encoded.as_mut().expect("encoded").digest = vec![0; 4];
     assert!(client
+        .producer()
         .enqueue(&short)
         .await
         .expect_err("digest")
@@ -188,6 +215,7 @@ async fn a_codec_id_and_digest_are_checked() {
 async fn concurrent_calls_each_get_the_answer_of_their_digest() {
     let client = std::sync::Arc::new(common::client_with_pool(4).await);
     let held = client
+        .producer()
         .enqueue(&encoded("held", PAYLOAD, b"\x01first"))
         .await
         .expect("held")
@@ -201,7 +229,7 @@ async fn concurrent_calls_each_get_the_answer_of_their_digest() {
                 1 => encoded("held", br#"{"card":"other"}"#, &[1, i]),
                 _ => encoded(&format!("fresh-{i}"), PAYLOAD, &[1, i]),
             };
-            (i % 3, client.enqueue(&request).await)
+            (i % 3, client.producer().enqueue(&request).await)
         });
     }
     while let Some(done) = calls.join_next().await {
@@ -231,7 +259,7 @@ async fn a_bulk_of_encoded_entries_is_one_statement() {
             + common::insert_statements(&client).await
     };
     let before = writes().await;
-    let enqueued = client.enqueue_many(&batch).await.expect("bulk");
+    let enqueued = client.producer().enqueue_many(&batch).await.expect("bulk");
     assert_eq!(enqueued.len(), 400);
     assert!(enqueued.iter().all(|e| e.outcome == Outcome::Accepted));
     assert_eq!(writes().await - before, 1);

@@ -91,7 +91,7 @@ async fn an_unkeyed_insert_whose_connection_ends_mid_statement_is_not_sent_again
     let mut lock = JobsLock::take(&common::server().url(), client.schema()).await;
     let call = tokio::spawn({
         let client = client.clone();
-        async move { client.enqueue(&unkeyed()).await }
+        async move { client.producer().enqueue(&unkeyed()).await }
     });
     let waiting = lock.waiters(1).await;
     lock.terminate(waiting[0]).await;
@@ -111,7 +111,7 @@ async fn a_keyed_enqueue_whose_idle_connection_ends_mid_statement_runs_again() {
     let mut lock = JobsLock::take(&common::server().url(), client.schema()).await;
     let call = tokio::spawn({
         let client = client.clone();
-        async move { client.enqueue(&keyed("again")).await }
+        async move { client.producer().enqueue(&keyed("again")).await }
     });
     let first = lock.waiters(1).await;
     lock.terminate(first[0]).await;

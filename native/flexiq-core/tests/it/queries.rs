@@ -25,7 +25,11 @@ fn keyed(key: &str, scope: &str, n: usize) -> JobRequest {
 }
 
 async fn found(client: &Client, scope: &str, key: &str) -> Option<i64> {
-    let job = client.find_by_key(scope, key).await.expect("find");
+    let job = client
+        .operations()
+        .find_by_key(scope, key)
+        .await
+        .expect("find");
     job.map(|j| j.id)
 }
 
@@ -35,11 +39,13 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
     assert_eq!(found(&client, "default", "order-7").await, None);
 
     let first = client
+        .producer()
         .enqueue(&keyed("order-7", "billing", 1))
         .await
         .expect("enqueue")
         .job_id;
     let job = client
+        .operations()
         .find_by_key("billing", "order-7")
         .await
         .expect("find")
@@ -51,8 +57,13 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
     assert_eq!(found(&client, "default", "order-7").await, None);
 
     // Released when it completes: still the job the key names, no longer holding it.
-    assert!(client.mark_completed(first).await.expect("complete"));
+    assert!(client
+        .operations()
+        .mark_completed(first)
+        .await
+        .expect("complete"));
     let job = client
+        .operations()
         .find_by_key("billing", "order-7")
         .await
         .expect("find")
@@ -61,6 +72,7 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
 
     // A new job takes the key: it is the holder.
     let second = client
+        .producer()
         .enqueue(&keyed("order-7", "billing", 2))
         .await
         .expect("enqueue")
@@ -68,15 +80,25 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
     assert_ne!(second, first);
     assert_eq!(found(&client, "billing", "order-7").await, Some(second));
     // Finished too: the latest of the two.
-    assert!(client.cancel(second).await.expect("cancel"));
+    assert!(client.operations().cancel(second).await.expect("cancel"));
     assert_eq!(found(&client, "billing", "order-7").await, Some(second));
 
     // A key bound past its job's end (an idempotency key's retention) names its job.
     let mut retained = keyed("capture:inv-7", "billing", 3);
     retained.key_retention_ms = Some(86_400_000);
-    let third = client.enqueue(&retained).await.expect("enqueue").job_id;
-    assert!(client.mark_completed(third).await.expect("complete"));
+    let third = client
+        .producer()
+        .enqueue(&retained)
+        .await
+        .expect("enqueue")
+        .job_id;
+    assert!(client
+        .operations()
+        .mark_completed(third)
+        .await
+        .expect("complete"));
     let job = client
+        .operations()
         .find_by_key("billing", "capture:inv-7")
         .await
         .expect("find")
@@ -86,12 +108,21 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
     // A redriven dead job holds its key again, and is named over later jobs that held it.
     let mut once = keyed("import-9", "default", 4);
     once.max_attempts = 1;
-    let dead = client.enqueue(&once).await.expect("enqueue").job_id;
+    let dead = client
+        .producer()
+        .enqueue(&once)
+        .await
+        .expect("enqueue")
+        .job_id;
     fail_all(&client, "default", "mail", "boom").await;
     assert_eq!(found(&client, "default", "import-9").await, Some(dead));
 
     for (scope, key) in [("", "k"), ("default", "")] {
-        let err = client.find_by_key(scope, key).await.expect_err("refused");
+        let err = client
+            .operations()
+            .find_by_key(scope, key)
+            .await
+            .expect_err("refused");
         assert!(matches!(err, Error::InvalidArgument(_)), "{err}");
     }
 }
@@ -99,6 +130,7 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
 /// Claims every due job of a queue and task and fails each attempt with `error`.
 async fn fail_all(client: &Client, queue: &str, task: &str, error: &str) {
     let claimed = client
+        .worker_store()
         .claim(
             &[queue.into()],
             &[task.into()],
@@ -113,7 +145,11 @@ async fn fail_all(client: &Client, queue: &str, task: &str, error: &str) {
             job_id: c.id,
             attempt: c.attempt,
         };
-        client.fail(attempt, error).await.expect("fail");
+        client
+            .worker_store()
+            .fail(attempt, error)
+            .await
+            .expect("fail");
     }
 }
 
@@ -122,7 +158,7 @@ async fn every_page(client: &Client, mut query: JobQuery) -> (Vec<JobInfo>, usiz
     let mut jobs = Vec::new();
     let mut pages = 0;
     loop {
-        let page = client.list_jobs(&query).await.expect("list");
+        let page = client.operations().list_jobs(&query).await.expect("list");
         pages += 1;
         assert!(page.jobs.len() <= query.limit as usize);
         jobs.extend(page.jobs);
@@ -151,11 +187,15 @@ async fn pages_through_jobs_newest_first_each_once_by_queue_state_and_task() {
         let queue = ["a", "b"][n % 2];
         let mut r = job(task, queue, n);
         r.max_attempts = 1;
-        let id = client.enqueue(&r).await.expect("enqueue").job_id;
+        let id = client.producer().enqueue(&r).await.expect("enqueue").job_id;
         if n % 4 == 0 {
-            assert!(client.mark_completed(id).await.expect("complete"));
+            assert!(client
+                .operations()
+                .mark_completed(id)
+                .await
+                .expect("complete"));
         } else if n % 5 == 0 {
-            assert!(client.cancel(id).await.expect("cancel"));
+            assert!(client.operations().cancel(id).await.expect("cancel"));
         }
         all.push(id);
     }
@@ -200,7 +240,7 @@ async fn pages_through_jobs_newest_first_each_once_by_queue_state_and_task() {
         state: Some("dead".into()),
         ..query(500)
     };
-    let dead = client.list_jobs(&q).await.expect("list").jobs;
+    let dead = client.operations().list_jobs(&q).await.expect("list").jobs;
     assert!(!dead.is_empty());
     for j in &dead {
         assert_eq!(
@@ -233,7 +273,11 @@ async fn listing_refuses_what_it_cannot_serve() {
         },
     ];
     for q in bad {
-        let err = client.list_jobs(&q).await.expect_err("refused");
+        let err = client
+            .operations()
+            .list_jobs(&q)
+            .await
+            .expect_err("refused");
         assert!(matches!(err, Error::InvalidArgument(_)), "{q:?}: {err}");
     }
 }
@@ -243,22 +287,28 @@ async fn throughput_counts_jobs_finished_per_minute_and_queue_within_the_window(
     let client = common::client().await;
     for n in 0..3 {
         let id = client
+            .producer()
             .enqueue(&job("mail", "a", n))
             .await
             .expect("enqueue")
             .job_id;
-        assert!(client.mark_completed(id).await.expect("complete"));
+        assert!(client
+            .operations()
+            .mark_completed(id)
+            .await
+            .expect("complete"));
     }
     let mut once = job("mail", "b", 9);
     once.max_attempts = 1;
-    client.enqueue(&once).await.expect("enqueue");
+    client.producer().enqueue(&once).await.expect("enqueue");
     fail_all(&client, "b", "mail", "boom").await;
     let cancelled = client
+        .producer()
         .enqueue(&job("mail", "c", 10))
         .await
         .expect("enqueue")
         .job_id;
-    assert!(client.cancel(cancelled).await.expect("cancel"));
+    assert!(client.operations().cancel(cancelled).await.expect("cancel"));
     // Finished before the window: not counted.
     common::execute(
         &client,
@@ -267,7 +317,11 @@ async fn throughput_counts_jobs_finished_per_minute_and_queue_within_the_window(
     )
     .await;
 
-    let rows = client.throughput(3_600_000).await.expect("throughput");
+    let rows = client
+        .operations()
+        .throughput(3_600_000)
+        .await
+        .expect("throughput");
     let by_queue: Vec<(&str, i64, i64)> = rows
         .iter()
         .map(|t| (t.queue.as_str(), t.completed, t.dead))
@@ -283,7 +337,7 @@ async fn throughput_counts_jobs_finished_per_minute_and_queue_within_the_window(
         assert!(now_minute - t.minute <= 60_000_000, "{t:?}");
     }
     for bad in [0, 8 * 24 * 3_600_000] {
-        assert!(client.throughput(bad).await.is_err());
+        assert!(client.operations().throughput(bad).await.is_err());
     }
 }
 
@@ -291,8 +345,9 @@ async fn throughput_counts_jobs_finished_per_minute_and_queue_within_the_window(
 async fn the_payload_is_read_back_as_stored() {
     let client = common::client().await;
     let r = JobRequest::new("mail", b"{\"to\":\"ops@example.com\"}".to_vec());
-    let id = client.enqueue(&r).await.expect("enqueue").job_id;
+    let id = client.producer().enqueue(&r).await.expect("enqueue").job_id;
     let stored = client
+        .operations()
         .get_payload(id)
         .await
         .expect("payload")
@@ -300,7 +355,14 @@ async fn the_payload_is_read_back_as_stored() {
     assert_eq!(stored.task, "mail");
     assert_eq!(stored.payload, r.payload);
     assert_eq!(stored.payload_codec, None);
-    assert_eq!(client.get_payload(id + 1).await.expect("payload"), None);
+    assert_eq!(
+        client
+            .operations()
+            .get_payload(id + 1)
+            .await
+            .expect("payload"),
+        None
+    );
 }
 
 // Plans.

@@ -15,12 +15,13 @@ async fn no_table_and_no_log_line_holds_a_raw_key() {
     for (i, key) in raw_keys.iter().enumerate() {
         let mut r = JobRequest::new("audit", format!("{{\"n\":{i}}}").into_bytes()).with_key(*key);
         r.key_retention_ms = Some(60_000);
-        client.enqueue(&r).await.expect("enqueue");
-        client.enqueue(&r).await.expect("replay");
+        client.producer().enqueue(&r).await.expect("enqueue");
+        client.producer().enqueue(&r).await.expect("replay");
     }
     let mut changed = JobRequest::new("audit", b"{\"n\":99}".to_vec()).with_key(raw_keys[0]);
     changed.key_retention_ms = Some(60_000);
     let err = client
+        .producer()
         .enqueue(&changed)
         .await
         .expect_err("conflict")
@@ -28,7 +29,11 @@ async fn no_table_and_no_log_line_holds_a_raw_key() {
     assert!(raw_keys.iter().all(|k| !err.contains(k)), "{err}");
     // Looking a job up by its key sends the digest.
     for key in raw_keys {
-        let found = client.find_by_key("default", key).await.expect("find");
+        let found = client
+            .operations()
+            .find_by_key("default", key)
+            .await
+            .expect("find");
         assert!(found.is_some(), "{key}");
     }
 

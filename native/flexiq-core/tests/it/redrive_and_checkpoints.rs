@@ -10,6 +10,7 @@ const LEASE: Duration = Duration::from_secs(30);
 
 async fn run_once(client: &Client, task: &str) -> Attempt {
     let claimed = client
+        .worker_store()
         .claim(&["default".to_string()], &[task.to_string()], 1, LEASE, 1)
         .await
         .expect("claim");
@@ -24,9 +25,18 @@ async fn run_once(client: &Client, task: &str) -> Attempt {
 async fn dead_job(client: &Client, key: &str) -> i64 {
     let mut request = JobRequest::new("charge", b"{}".to_vec()).with_key(key);
     request.max_attempts = 1;
-    let id = client.enqueue(&request).await.expect("enqueue").job_id;
+    let id = client
+        .producer()
+        .enqueue(&request)
+        .await
+        .expect("enqueue")
+        .job_id;
     let attempt = run_once(client, "charge").await;
-    let failed = client.fail(attempt, "card declined").await.expect("fail");
+    let failed = client
+        .worker_store()
+        .fail(attempt, "card declined")
+        .await
+        .expect("fail");
     assert_eq!(failed.expect("held").state, "dead");
     id
 }
@@ -35,19 +45,33 @@ async fn dead_job(client: &Client, key: &str) -> i64 {
 async fn a_later_attempt_reads_the_checkpoints_of_an_earlier_one() {
     let client = common::client().await;
     let id = client
+        .producer()
         .enqueue(&JobRequest::new("two_stages", b"{}".to_vec()))
         .await
         .expect("enqueue")
         .job_id;
     let first = run_once(&client, "two_stages").await;
-    assert_eq!(client.checkpoint(id, "charged").await.expect("read"), None);
+    assert_eq!(
+        client
+            .worker_store()
+            .checkpoint(id, "charged")
+            .await
+            .expect("read"),
+        None
+    );
     assert!(client
+        .worker_store()
         .save_checkpoint(first, "charged", b"ch_123")
         .await
         .expect("save"));
-    client.fail(first, "stage two failed").await.expect("fail");
+    client
+        .worker_store()
+        .fail(first, "stage two failed")
+        .await
+        .expect("fail");
     assert!(
         !client
+            .worker_store()
             .save_checkpoint(first, "late", b"x")
             .await
             .expect("save"),
@@ -59,16 +83,27 @@ async fn a_later_attempt_reads_the_checkpoints_of_an_earlier_one() {
     assert_eq!(second.attempt, 2);
     assert_eq!(
         client
+            .worker_store()
             .checkpoint(id, "charged")
             .await
             .expect("read")
             .as_deref(),
         Some(&b"ch_123"[..])
     );
-    assert_eq!(client.checkpoint(id, "late").await.expect("read"), None);
-    let too_big = vec![0u8; flexiq_core::running::MAX_CHECKPOINT_BYTES + 1];
+    assert_eq!(
+        client
+            .worker_store()
+            .checkpoint(id, "late")
+            .await
+            .expect("read"),
+        None
+    );
+    let too_big = vec![0u8; flexiq_core::worker_store::MAX_CHECKPOINT_BYTES + 1];
     assert!(matches!(
-        client.save_checkpoint(second, "big", &too_big).await,
+        client
+            .worker_store()
+            .save_checkpoint(second, "big", &too_big)
+            .await,
         Err(Error::InvalidArgument(_))
     ));
 }
@@ -79,45 +114,84 @@ async fn a_redrive_puts_a_dead_job_back_once_per_redrive_key() {
     let id = dead_job(&client, "order-1").await;
     let other = dead_job(&client, "order-2").await;
     assert_eq!(
-        client.redrive(id, "redrive-1").await.expect("redrive"),
+        client
+            .operations()
+            .redrive(id, "redrive-1")
+            .await
+            .expect("redrive"),
         Redrive::Redriven
     );
-    let info = client.get_job(id).await.expect("get").expect("job");
+    let info = client
+        .operations()
+        .get_job(id)
+        .await
+        .expect("get")
+        .expect("job");
     assert_eq!((info.state.as_str(), info.attempt), ("available", 0));
     assert!(info.key_held, "the redriven job holds its key again");
     assert_eq!(
-        client.redrive(id, "redrive-1").await.expect("again"),
+        client
+            .operations()
+            .redrive(id, "redrive-1")
+            .await
+            .expect("again"),
         Redrive::Replayed
     );
 
     let attempt = run_once(&client, "charge").await;
     assert_eq!(attempt.attempt, 1, "attempts start over");
-    client.fail(attempt, "declined again").await.expect("fail");
+    client
+        .worker_store()
+        .fail(attempt, "declined again")
+        .await
+        .expect("fail");
     assert_eq!(
-        client.redrive(id, "redrive-1").await.expect("old request"),
+        client
+            .operations()
+            .redrive(id, "redrive-1")
+            .await
+            .expect("old request"),
         Redrive::Replayed,
         "a repeated request does not redrive twice"
     );
     assert_eq!(
-        client.get_job(id).await.expect("get").expect("job").state,
+        client
+            .operations()
+            .get_job(id)
+            .await
+            .expect("get")
+            .expect("job")
+            .state,
         "dead"
     );
     assert_eq!(
-        client.redrive(id, "redrive-2").await.expect("new request"),
+        client
+            .operations()
+            .redrive(id, "redrive-2")
+            .await
+            .expect("new request"),
         Redrive::Redriven
     );
     assert!(matches!(
-        client.redrive(other, "redrive-2").await,
+        client.operations().redrive(other, "redrive-2").await,
         Err(Error::InvalidArgument(m)) if m.contains(&format!("job {id}"))
     ));
     assert_eq!(
-        client.redrive(id, "redrive-3").await.expect("pending"),
+        client
+            .operations()
+            .redrive(id, "redrive-3")
+            .await
+            .expect("pending"),
         Redrive::NotDead {
             state: "available".into()
         }
     );
     assert_eq!(
-        client.redrive(i64::MAX, "redrive-4").await.expect("none"),
+        client
+            .operations()
+            .redrive(i64::MAX, "redrive-4")
+            .await
+            .expect("none"),
         Redrive::NotFound
     );
 }
@@ -128,14 +202,29 @@ async fn a_redrive_leaves_a_dead_job_alone_while_a_newer_job_holds_its_key() {
     let dead = dead_job(&client, "order-7").await;
     let mut newer = JobRequest::new("charge", b"{}".to_vec()).with_key("order-7");
     newer.max_attempts = 1;
-    let newer = client.enqueue(&newer).await.expect("newer").job_id;
+    let newer = client
+        .producer()
+        .enqueue(&newer)
+        .await
+        .expect("newer")
+        .job_id;
     assert_ne!(newer, dead);
     assert_eq!(
-        client.redrive(dead, "redrive-7").await.expect("redrive"),
+        client
+            .operations()
+            .redrive(dead, "redrive-7")
+            .await
+            .expect("redrive"),
         Redrive::KeyHeld { holder: newer }
     );
     assert_eq!(
-        client.get_job(dead).await.expect("get").expect("job").state,
+        client
+            .operations()
+            .get_job(dead)
+            .await
+            .expect("get")
+            .expect("job")
+            .state,
         "dead"
     );
     let held = common::scalar(
@@ -145,9 +234,13 @@ async fn a_redrive_leaves_a_dead_job_alone_while_a_newer_job_holds_its_key() {
     .await;
     assert_eq!(held, 1, "one active job holds the key");
 
-    client.cancel(newer).await.expect("cancel");
+    client.operations().cancel(newer).await.expect("cancel");
     assert_eq!(
-        client.redrive(dead, "redrive-7").await.expect("key free"),
+        client
+            .operations()
+            .redrive(dead, "redrive-7")
+            .await
+            .expect("key free"),
         Redrive::Redriven,
         "refused requests leave their redrive key unused"
     );
@@ -157,23 +250,33 @@ async fn a_redrive_leaves_a_dead_job_alone_while_a_newer_job_holds_its_key() {
 async fn accepted_jobs_wake_waiting_workers_and_replays_do_not() {
     let client = common::client().await;
     let keyed = JobRequest::new("charge", b"{}".to_vec()).with_key("wake-1");
-    let seen = client.work_generation().await;
+    let seen = client.wakeups().work_generation().await;
     // The listener announces itself once it listens.
-    let seen = client.await_work(seen, Duration::from_secs(5)).await;
+    let seen = client
+        .wakeups()
+        .await_work(seen, Duration::from_secs(5))
+        .await;
 
     let started = Instant::now();
-    client.enqueue(&keyed).await.expect("accepted");
-    let woke = client.await_work(seen, Duration::from_secs(5)).await;
+    client.producer().enqueue(&keyed).await.expect("accepted");
+    let woke = client
+        .wakeups()
+        .await_work(seen, Duration::from_secs(5))
+        .await;
     assert_ne!(woke, seen, "an accepted job wakes workers");
     assert!(started.elapsed() < Duration::from_secs(5));
 
-    client.enqueue(&keyed).await.expect("replayed");
-    let after_replay = client.await_work(woke, Duration::from_millis(500)).await;
+    client.producer().enqueue(&keyed).await.expect("replayed");
+    let after_replay = client
+        .wakeups()
+        .await_work(woke, Duration::from_millis(500))
+        .await;
     assert_eq!(after_replay, woke, "a replay announces nothing");
 
-    client.wake_workers();
+    client.wakeups().wake_workers();
     assert_ne!(
         client
+            .wakeups()
             .await_work(after_replay, Duration::from_secs(5))
             .await,
         after_replay
@@ -183,8 +286,11 @@ async fn accepted_jobs_wake_waiting_workers_and_replays_do_not() {
 #[tokio::test]
 async fn the_listener_reconnects_by_itself_after_losing_its_connection() {
     let client = common::client().await;
-    let seen = client.work_generation().await;
-    let seen = client.await_work(seen, Duration::from_secs(5)).await;
+    let seen = client.wakeups().work_generation().await;
+    let seen = client
+        .wakeups()
+        .await_work(seen, Duration::from_secs(5))
+        .await;
     let channel = format!("LISTEN \"flexiq_{}\"", client.schema());
     let listening = format!(
         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = '{channel}'"
@@ -197,10 +303,14 @@ async fn the_listener_reconnects_by_itself_after_losing_its_connection() {
 
     // Losing the connection and listening again count as wake-ups (announcements may have
     // been missed meanwhile); wait until they have settled.
-    let mut reconnected = client.await_work(seen, Duration::from_secs(10)).await;
+    let mut reconnected = client
+        .wakeups()
+        .await_work(seen, Duration::from_secs(10))
+        .await;
     assert_ne!(reconnected, seen, "the listener noticed");
     loop {
         let next = client
+            .wakeups()
             .await_work(reconnected, Duration::from_millis(1500))
             .await;
         if next == reconnected {
@@ -209,11 +319,13 @@ async fn the_listener_reconnects_by_itself_after_losing_its_connection() {
         reconnected = next;
     }
     client
+        .producer()
         .enqueue(&JobRequest::new("charge", b"{}".to_vec()))
         .await
         .expect("enqueue");
     assert_ne!(
         client
+            .wakeups()
             .await_work(reconnected, Duration::from_secs(10))
             .await,
         reconnected,

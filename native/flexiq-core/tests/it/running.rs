@@ -18,6 +18,7 @@ fn job(task: &str, n: i64) -> JobRequest {
 async fn claim(client: &Client, tasks: &[&str], limit: i64) -> Vec<ClaimedJob> {
     let tasks: Vec<String> = tasks.iter().map(|t| t.to_string()).collect();
     client
+        .worker_store()
         .claim(&["default".to_string()], &tasks, limit, LEASE, 1)
         .await
         .expect("claim")
@@ -40,18 +41,45 @@ fn now_micros() -> i64 {
 #[tokio::test]
 async fn claims_due_jobs_of_its_queues_and_tasks_by_priority_then_time() {
     let client = common::client().await;
-    let low = client.enqueue(&job("a", 1)).await.expect("low").job_id;
+    let low = client
+        .producer()
+        .enqueue(&job("a", 1))
+        .await
+        .expect("low")
+        .job_id;
     let mut urgent = job("a", 2);
     urgent.priority = 5;
-    let urgent = client.enqueue(&urgent).await.expect("urgent").job_id;
-    let later = client.enqueue(&job("a", 3)).await.expect("later").job_id;
+    let urgent = client
+        .producer()
+        .enqueue(&urgent)
+        .await
+        .expect("urgent")
+        .job_id;
+    let later = client
+        .producer()
+        .enqueue(&job("a", 3))
+        .await
+        .expect("later")
+        .job_id;
     let mut elsewhere = job("a", 4);
     elsewhere.queue = "other".into();
-    client.enqueue(&elsewhere).await.expect("other queue");
-    client.enqueue(&job("b", 5)).await.expect("other task");
+    client
+        .producer()
+        .enqueue(&elsewhere)
+        .await
+        .expect("other queue");
+    client
+        .producer()
+        .enqueue(&job("b", 5))
+        .await
+        .expect("other task");
     let mut scheduled = job("a", 6);
     scheduled.schedule = Schedule::Delay { millis: 60_000 };
-    client.enqueue(&scheduled).await.expect("scheduled");
+    client
+        .producer()
+        .enqueue(&scheduled)
+        .await
+        .expect("scheduled");
 
     let claimed = claim(&client, &["a"], 10).await;
     let ids: Vec<i64> = claimed.iter().map(|j| j.id).collect();
@@ -67,7 +95,11 @@ async fn claims_due_jobs_of_its_queues_and_tasks_by_priority_then_time() {
 async fn concurrent_claimers_never_take_the_same_job() {
     let client = Arc::new(common::client_with_pool(8).await);
     let jobs: Vec<JobRequest> = (0..2000).map(|n| job("a", n)).collect();
-    client.enqueue_many(&jobs).await.expect("enqueue");
+    client
+        .producer()
+        .enqueue_many(&jobs)
+        .await
+        .expect("enqueue");
     let mut claimers = tokio::task::JoinSet::new();
     for _ in 0..8 {
         let client = client.clone();
@@ -103,7 +135,12 @@ async fn failures_back_off_by_the_policy_until_the_attempts_are_spent() {
         multiplier: 2.0,
         jitter: 0.1,
     };
-    let id = client.enqueue(&request).await.expect("enqueue").job_id;
+    let id = client
+        .producer()
+        .enqueue(&request)
+        .await
+        .expect("enqueue")
+        .job_id;
     let mut expected_delays = [10_000_i64, 15_000].into_iter();
     for n in 1..=3 {
         common::execute(&client, "UPDATE {schema}.jobs SET run_at = now()").await;
@@ -111,11 +148,17 @@ async fn failures_back_off_by_the_policy_until_the_attempts_are_spent() {
         assert_eq!((claimed[0].id, claimed[0].attempt), (id, n));
         let before = now_micros();
         let failed = client
+            .worker_store()
             .fail(attempt(&claimed[0]), &format!("boom {n}"))
             .await
             .expect("fail")
             .expect("attempt held the job");
-        let info = client.get_job(id).await.expect("get").expect("job");
+        let info = client
+            .operations()
+            .get_job(id)
+            .await
+            .expect("get")
+            .expect("job");
         assert_eq!(
             info.last_error.as_deref(),
             Some(format!("boom {n}").as_str())
@@ -147,6 +190,7 @@ async fn failures_back_off_by_the_policy_until_the_attempts_are_spent() {
 async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
     let client = common::client().await;
     let id = client
+        .producer()
         .enqueue(&job("slow", 1).with_key("slow-1"))
         .await
         .expect("enqueue")
@@ -154,16 +198,26 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
     let tasks = ["slow".to_string()];
     let queues = ["default".to_string()];
     let first = client
+        .worker_store()
         .claim(&queues, &tasks, 1, Duration::from_millis(50), 1)
         .await
         .expect("claim");
     assert_eq!(
-        client.rescue_expired().await.expect("rescue").len(),
+        client
+            .worker_store()
+            .rescue_expired()
+            .await
+            .expect("rescue")
+            .len(),
         0,
         "lease still live"
     );
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let rescued = client.rescue_expired().await.expect("rescue");
+    let rescued = client
+        .worker_store()
+        .rescue_expired()
+        .await
+        .expect("rescue");
     assert_eq!(
         rescued,
         vec![flexiq_core::RescuedJob {
@@ -177,7 +231,12 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
             error: "lease expired during attempt 1".into(),
         }]
     );
-    let info = client.get_job(id).await.expect("get").expect("job");
+    let info = client
+        .operations()
+        .get_job(id)
+        .await
+        .expect("get")
+        .expect("job");
     assert_eq!(info.state, "retryable");
     assert!(
         info.key_held,
@@ -188,12 +247,14 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
     assert_eq!((second[0].id, second[0].attempt), (id, 2));
     let stale = attempt(&first[0]);
     assert!(client
+        .worker_store()
         .extend_leases(&[stale], LEASE)
         .await
         .expect("extend")
         .is_empty());
     assert!(
         client
+            .worker_store()
             .complete(&[stale])
             .await
             .expect("complete")
@@ -201,16 +262,26 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
         "a lost attempt cannot complete"
     );
     let kept = client
+        .worker_store()
         .extend_leases(&[attempt(&second[0])], LEASE)
         .await
         .expect("extend");
     assert_eq!(kept, [attempt(&second[0])]);
     assert_eq!(
-        client.complete(&kept).await.expect("complete"),
+        client
+            .worker_store()
+            .complete(&kept)
+            .await
+            .expect("complete"),
         kept,
         "the live attempt completes"
     );
-    let info = client.get_job(id).await.expect("get").expect("job");
+    let info = client
+        .operations()
+        .get_job(id)
+        .await
+        .expect("get")
+        .expect("job");
     assert_eq!((info.state.as_str(), info.attempt), ("completed", 2));
 }
 
@@ -219,8 +290,14 @@ async fn an_expired_lease_on_the_last_attempt_dead_letters_the_job() {
     let client = common::client().await;
     let mut request = job("slow", 1).with_key("last-try");
     request.max_attempts = 1;
-    let id = client.enqueue(&request).await.expect("enqueue").job_id;
+    let id = client
+        .producer()
+        .enqueue(&request)
+        .await
+        .expect("enqueue")
+        .job_id;
     client
+        .worker_store()
         .claim(
             &["default".to_string()],
             &["slow".to_string()],
@@ -231,10 +308,19 @@ async fn an_expired_lease_on_the_last_attempt_dead_letters_the_job() {
         .await
         .expect("claim");
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let rescued = client.rescue_expired().await.expect("rescue");
+    let rescued = client
+        .worker_store()
+        .rescue_expired()
+        .await
+        .expect("rescue");
     assert_eq!(rescued.len(), 1);
     assert!(rescued[0].dead, "its last attempt: {rescued:?}");
-    let info = client.get_job(id).await.expect("get").expect("job");
+    let info = client
+        .operations()
+        .get_job(id)
+        .await
+        .expect("get")
+        .expect("job");
     assert_eq!(info.state, "dead");
     assert!(!info.key_held);
     assert!(info.last_error.is_some_and(|e| e.contains("lease expired")));
@@ -243,16 +329,27 @@ async fn an_expired_lease_on_the_last_attempt_dead_letters_the_job() {
 #[tokio::test]
 async fn returned_attempts_are_due_again_and_do_not_count() {
     let client = common::client().await;
-    let id = client.enqueue(&job("a", 1)).await.expect("enqueue").job_id;
+    let id = client
+        .producer()
+        .enqueue(&job("a", 1))
+        .await
+        .expect("enqueue")
+        .job_id;
     let claimed = claim(&client, &["a"], 1).await;
     assert_eq!(
         client
+            .worker_store()
             .return_attempts(&[attempt(&claimed[0])])
             .await
             .expect("return"),
         1
     );
-    let info = client.get_job(id).await.expect("get").expect("job");
+    let info = client
+        .operations()
+        .get_job(id)
+        .await
+        .expect("get")
+        .expect("job");
     assert_eq!((info.state.as_str(), info.attempt), ("available", 0));
     assert_eq!(claim(&client, &["a"], 1).await[0].attempt, 1);
 }
@@ -261,20 +358,30 @@ async fn returned_attempts_are_due_again_and_do_not_count() {
 async fn a_claim_whose_answer_was_lost_is_found_again_by_its_token_until_the_job_moves_on() {
     let client = common::client().await;
     for n in 0..3 {
-        client.enqueue(&job("lost", n)).await.expect("enqueue");
+        client
+            .producer()
+            .enqueue(&job("lost", n))
+            .await
+            .expect("enqueue");
     }
     let queues = ["default".to_string()];
     let tasks = ["lost".to_string()];
     let claimed = client
+        .worker_store()
         .claim(&queues, &tasks, 2, LEASE, 77)
         .await
         .expect("claim");
     client
+        .worker_store()
         .claim(&queues, &tasks, 1, LEASE, 78)
         .await
         .expect("another claim");
     let ids = |jobs: &[ClaimedJob]| jobs.iter().map(|j| j.id).collect::<HashSet<i64>>();
-    let recovered = client.recover_claim(77, LEASE).await.expect("recover");
+    let recovered = client
+        .worker_store()
+        .recover_claim(77, LEASE)
+        .await
+        .expect("recover");
     assert_eq!(
         ids(&recovered),
         ids(&claimed),
@@ -286,12 +393,18 @@ async fn a_claim_whose_answer_was_lost_is_found_again_by_its_token_until_the_job
 
     // A job whose attempt finished (or moved on) is no longer the claim's to run.
     client
+        .worker_store()
         .complete(&[attempt(&claimed[0])])
         .await
         .expect("complete");
-    let rest = client.recover_claim(77, LEASE).await.expect("recover");
+    let rest = client
+        .worker_store()
+        .recover_claim(77, LEASE)
+        .await
+        .expect("recover");
     assert_eq!(ids(&rest), HashSet::from([claimed[1].id]));
     assert!(client
+        .worker_store()
         .recover_claim(79, LEASE)
         .await
         .expect("recover")
@@ -303,14 +416,25 @@ async fn a_failure_with_a_nul_character_is_recorded() {
     let client = common::client().await;
     let mut request = job("nul", 1);
     request.max_attempts = 1;
-    let id = client.enqueue(&request).await.expect("enqueue").job_id;
+    let id = client
+        .producer()
+        .enqueue(&request)
+        .await
+        .expect("enqueue")
+        .job_id;
     let claimed = claim(&client, &["nul"], 1).await;
     client
+        .worker_store()
         .fail(attempt(&claimed[0]), "bad\0byte")
         .await
         .expect("fail")
         .expect("held");
-    let info = client.get_job(id).await.expect("get").expect("job");
+    let info = client
+        .operations()
+        .get_job(id)
+        .await
+        .expect("get")
+        .expect("job");
     assert_eq!(info.state, "dead");
     assert_eq!(info.last_error.as_deref(), Some("bad\\0byte"));
 }
@@ -322,7 +446,11 @@ async fn a_claim_commits_without_waiting_for_its_flush_and_leaves_the_session_as
     use sqlx::Connection;
 
     let client = common::client().await;
-    client.enqueue(&job("a", 1)).await.expect("enqueue");
+    client
+        .producer()
+        .enqueue(&job("a", 1))
+        .await
+        .expect("enqueue");
     let mut c = common::durable_session().await;
     let sql = include_str!("../../sql/claim.sql").replace("{schema}", client.schema());
     let mut tx = c.begin().await.expect("begin");
@@ -347,6 +475,7 @@ async fn a_claim_commits_without_waiting_for_its_flush_and_leaves_the_session_as
 
 async fn claim_next(client: &Client, limit: i64) -> Vec<i64> {
     let claimed = client
+        .worker_store()
         .claim_next(
             &["default".to_string()],
             &["a".to_string()],
@@ -361,7 +490,11 @@ async fn claim_next(client: &Client, limit: i64) -> Vec<i64> {
 
 async fn enqueue_ids(client: &Client, n: i64) -> Vec<i64> {
     let jobs: Vec<JobRequest> = (0..n).map(|i| job("a", i)).collect();
-    let out = client.enqueue_many(&jobs).await.expect("enqueue");
+    let out = client
+        .producer()
+        .enqueue_many(&jobs)
+        .await
+        .expect("enqueue");
     out.iter().map(|e| e.job_id).collect()
 }
 
@@ -373,12 +506,22 @@ async fn a_worker_reads_on_after_its_last_full_claim_and_from_the_front_after_a_
     // Both come due ahead of the jobs left, behind where the claims got to.
     let mut urgent = job("a", 10);
     urgent.priority = 5;
-    let urgent = client.enqueue(&urgent).await.expect("urgent").job_id;
+    let urgent = client
+        .producer()
+        .enqueue(&urgent)
+        .await
+        .expect("urgent")
+        .job_id;
     let mut early = job("a", 11);
     early.schedule = Schedule::At {
         micros: now_micros() - 60_000_000,
     };
-    let early = client.enqueue(&early).await.expect("early").job_id;
+    let early = client
+        .producer()
+        .enqueue(&early)
+        .await
+        .expect("early")
+        .job_id;
 
     assert_eq!(claim_next(&client, 2).await, ids[2..]);
     assert!(claim_next(&client, 2).await.is_empty());
@@ -392,8 +535,13 @@ async fn a_job_due_behind_a_workers_claims_is_claimed_within_the_interval() {
     assert_eq!(claim_next(&client, 2).await, ids[..2]);
     let mut urgent = job("a", 10);
     urgent.priority = 5;
-    let urgent = client.enqueue(&urgent).await.expect("urgent").job_id;
+    let urgent = client
+        .producer()
+        .enqueue(&urgent)
+        .await
+        .expect("urgent")
+        .job_id;
     assert_eq!(claim_next(&client, 2).await, ids[2..4]);
-    tokio::time::sleep(flexiq_core::positions::FROM_FRONT_EVERY).await;
+    tokio::time::sleep(flexiq_core::worker_store::positions::FROM_FRONT_EVERY).await;
     assert_eq!(claim_next(&client, 2).await, [urgent, ids[4]]);
 }

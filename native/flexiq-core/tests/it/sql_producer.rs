@@ -96,6 +96,7 @@ async fn the_core_replays_a_job_the_sql_function_accepted() {
         ("accepted", &None)
     );
     let info = client
+        .operations()
         .get_job(first.job_id)
         .await
         .expect("read")
@@ -103,7 +104,11 @@ async fn the_core_replays_a_job_the_sql_function_accepted() {
     assert_eq!(info.key_preview.as_deref(), Some("or…"));
     assert_eq!(info.key_digest, Some(keys::hex(&keys::digest("order-1"))));
 
-    let replay = client.enqueue(&keyed("order-1")).await.expect("core");
+    let replay = client
+        .producer()
+        .enqueue(&keyed("order-1"))
+        .await
+        .expect("core");
     assert_eq!(
         (replay.job_id, replay.outcome),
         (first.job_id, Outcome::Replayed)
@@ -114,7 +119,11 @@ async fn the_core_replays_a_job_the_sql_function_accepted() {
 #[tokio::test]
 async fn the_sql_function_replays_a_job_the_core_accepted() {
     let client = common::client().await;
-    let first = client.enqueue(&keyed("order-2")).await.expect("core");
+    let first = client
+        .producer()
+        .enqueue(&keyed("order-2"))
+        .await
+        .expect("core");
     assert_eq!(first.outcome, Outcome::Accepted);
 
     // Spelled out, the defaults are the same request.
@@ -158,7 +167,7 @@ async fn every_option_means_what_the_core_means_by_it() {
     request.timeout_ms = Some(30_000);
     request.tags = vec!["b".into(), "a".into(), "b".into()];
     request.key_retention_ms = Some(86_400_000);
-    let first = client.enqueue(&request).await.expect("core");
+    let first = client.producer().enqueue(&request).await.expect("core");
 
     // The same instant in another offset, the tags in another order.
     let options = r#"{"queue": "billing", "priority": -3,
@@ -176,7 +185,7 @@ async fn every_option_means_what_the_core_means_by_it() {
     // A delay is not a due time.
     let mut delayed = keyed("order-7");
     delayed.schedule = Schedule::Delay { millis: 5_000 };
-    let first = client.enqueue(&delayed).await.expect("core");
+    let first = client.producer().enqueue(&delayed).await.expect("core");
     let replay = sql_enqueue(
         &client,
         PAYLOAD,
@@ -199,7 +208,11 @@ async fn every_option_means_what_the_core_means_by_it() {
 #[tokio::test]
 async fn a_different_request_for_a_held_key_is_a_conflict_returned_as_data() {
     let client = common::client().await;
-    let holder = client.enqueue(&keyed("order-3")).await.expect("core");
+    let holder = client
+        .producer()
+        .enqueue(&keyed("order-3"))
+        .await
+        .expect("core");
 
     // In a transaction that the conflict must leave usable.
     let mut connection = PgConnection::connect(&common::server().url())
@@ -251,7 +264,12 @@ async fn without_a_digest_every_call_is_a_new_job() {
         (a.outcome.as_str(), b.outcome.as_str()),
         ("accepted", "accepted")
     );
-    let info = client.get_job(a.job_id).await.expect("read").expect("job");
+    let info = client
+        .operations()
+        .get_job(a.job_id)
+        .await
+        .expect("read")
+        .expect("job");
     assert_eq!((info.task.as_str(), info.key_digest), (TASK, None));
 }
 
@@ -339,12 +357,20 @@ async fn a_producer_role_may_call_it_where_public_may_not() {
         refusal(sql_enqueue_as(&url, owner.schema(), PAYLOAD, Some("order-5"), None).await);
     assert_eq!(code, "42501", "refused before the grant");
 
-    owner.grant(&role, Grant::Producer).await.expect("grant");
+    owner
+        .operations()
+        .grant(&role, Grant::Producer)
+        .await
+        .expect("grant");
     let first = sql_enqueue_as(&url, owner.schema(), PAYLOAD, Some("order-5"), None)
         .await
         .expect("as the producer");
     assert_eq!(first.outcome, "accepted");
-    let replay = owner.enqueue(&keyed("order-5")).await.expect("core");
+    let replay = owner
+        .producer()
+        .enqueue(&keyed("order-5"))
+        .await
+        .expect("core");
     assert_eq!(
         (replay.job_id, replay.outcome),
         (first.job_id, Outcome::Replayed)

@@ -69,6 +69,7 @@ async fn connect(url: String, name: &str) -> flexiq_core::Result<Client> {
 async fn working_client(url: String, name: &str) -> Client {
     let client = connect(url, name).await.expect("connect");
     client
+        .producer()
         .enqueue(&JobRequest::new("t", b"[1]".to_vec()))
         .await
         .expect("enqueue");
@@ -85,7 +86,7 @@ struct Session {
 
 /// The client's sessions on `server`, once its wake-up listener is among them.
 async fn sessions(server: &LocalPostgres, client: &Client, name: &str) -> Vec<Session> {
-    client.work_generation().await; // starts the listener
+    client.wakeups().work_generation().await; // starts the listener
     let observer = sqlx::PgPool::connect(&format!("{}?sslmode=disable", server.url()))
         .await
         .expect("observer");

@@ -263,7 +263,8 @@ impl Calls {
 
     pub fn start(&mut self, client: &Arc<Client>, request: JobRequest) {
         let client = client.clone();
-        self.0.spawn(async move { client.enqueue(&request).await });
+        self.0
+            .spawn(async move { client.producer().enqueue(&request).await });
     }
 
     /// The next answer; `None` once every call has answered. Fails the test when no answer
@@ -308,7 +309,7 @@ pub async fn burst(
                 for c in 0..calls {
                     let request =
                         JobRequest::new("charge_customer", b"{}".to_vec()).with_key(key(t, c));
-                    answers.push(client.enqueue(&request).await.expect("enqueued"));
+                    answers.push(client.producer().enqueue(&request).await.expect("enqueued"));
                 }
                 answers
             })

@@ -14,8 +14,9 @@ use std::fmt::{self, Write as _};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::canonical_scan;
 use crate::error::{Error, Result};
+
+mod scan;
 
 /// The deepest nesting of arrays and objects accepted (the outermost one counts as 1).
 pub const MAX_DEPTH: usize = 128;
@@ -39,7 +40,7 @@ const EXPONENT_FORM_FROM: f64 = 1e21;
 ///   one of the values would let two different texts share a key.
 pub fn canonicalize(json: &[u8]) -> Result<Vec<u8>> {
     // Most payloads come from a serializer that wrote them in this form already.
-    if canonical_scan::is_canonical(json) {
+    if scan::is_canonical(json) {
         return Ok(json.to_vec());
     }
     rewrite(json)

@@ -1,29 +1,19 @@
-//! Enqueue, single and bulk. Every call is one statement: a plain bulk insert when no entry
-//! carries a key, plain SQL for one keyed job, the `enqueue_keyed` function for a batch with
-//! keys. The statement is prepared without the database ([`PreparedEnqueue::new`]), so that a
-//! binding can also run it on a connection of its own, inside the application's transaction,
-//! and hand the rows back to be resolved here exactly as the core's own run resolves them.
-//!
-//! On the client's own connections the statement commits alone (concurrent single enqueues may
-//! share one, see the `grouping` module), and the queues of its new
-//! jobs are announced to idle workers afterwards (see the `announcer` module), or within the
-//! statement for a single enqueue that no other overlaps ([`Announce`]).
+//! An enqueue prepared without the database: checked, grouped by key, its statement chosen,
+//! and how the statement's rows resolve to each entry's job and outcome. The client's own run
+//! and a binding's run on a connection of its own resolve rows alike.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use sqlx::postgres::PgRow;
-use sqlx::Row;
-
-use crate::batch::{Columns, KeyedBatch};
-use crate::client::{Client, EnqueueStatements};
+use super::batch::{Columns, KeyedBatch};
+use super::EnqueueStatements;
 use crate::error::{Conflict, Error, Result};
 use crate::keys;
 use crate::pool::Repeat;
 use crate::request::{differing_fields, JobRequest};
-use crate::statement::{self, Binding, Param};
+use crate::statement::Param;
 use crate::validate;
 
 /// What PostgreSQL did with one enqueue.
@@ -85,11 +75,6 @@ pub struct EnqueueRow {
     pub decision: Option<String>,
 }
 
-/// SQLSTATE of a deadlock, which concurrent batches with overlapping keys can still meet.
-const DEADLOCK_SQLSTATE: &str = "40P01";
-/// How often a batch that lost a deadlock is tried again.
-const DEADLOCK_RETRIES: usize = 5;
-
 /// The conflict column of an enqueue row.
 #[derive(Deserialize)]
 struct ConflictDetail {
@@ -142,123 +127,9 @@ impl PendingEnqueue {
     }
 }
 
-enum Shape<'a> {
-    Empty,
-    Unkeyed(Columns<'a>),
-    Keyed(KeyedBatch<'a>),
-}
-
-impl Client {
-    /// Enqueues one job. Concurrent single enqueues may share a statement (see the `grouping`
-    /// module); each returns once its own job has committed.
-    pub async fn enqueue(&self, request: &JobRequest) -> Result<Enqueued> {
-        self.enqueue_grouped(request).await
-    }
-
-    /// Enqueues a batch; the result has one entry per request, in input order. A conflict in any
-    /// entry fails the whole batch, and nothing is written. A batch of one is [`Client::enqueue`].
-    pub async fn enqueue_many(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
-        match requests {
-            [one] => Ok(vec![self.enqueue_grouped(one).await?]),
-            _ => {
-                self.enqueue_statement(requests, Announce::AfterCommit)
-                    .await
-            }
-        }
-    }
-
-    /// Enqueues `requests` in one statement of their own, announcing their new jobs as
-    /// `announce` says.
-    pub(crate) async fn enqueue_statement(
-        &self,
-        requests: &[JobRequest],
-        announce: Announce,
-    ) -> Result<Vec<Enqueued>> {
-        let prepared = PreparedEnqueue::new(requests)?;
-        let statements = match announce {
-            Announce::AfterCommit => &self.sql.enqueue,
-            Announce::Within => &self.sql.enqueue_announcing,
-        };
-        let Some(sql) = statements.choose(&prepared) else {
-            return Ok(Vec::new());
-        };
-        let rows = self
-            .enqueue_rows(sql, &prepared.params(), repeat_for(requests))
-            .await?
-            .iter()
-            .map(|row| {
-                Ok(EnqueueRow {
-                    job_id: row.try_get(0)?,
-                    created: row.try_get(1)?,
-                    conflict: row.try_get(2)?,
-                    decision: row.try_get(3)?,
-                })
-            })
-            .collect::<sqlx::Result<Vec<_>>>()?;
-        if announce == Announce::AfterCommit && rows.iter().any(|r| r.created) {
-            self.announcer.announce(prepared.due_queues());
-        }
-        prepared.resolve(&rows)
-    }
-
-    /// The rows of an enqueue statement run on a pool connection. A statement that lost a
-    /// deadlock to a racing one (which overlapping keys can still meet) goes again.
-    pub(crate) async fn enqueue_rows(
-        &self,
-        sql: &str,
-        params: &[Param<'_>],
-        repeat: Repeat,
-    ) -> Result<Vec<PgRow>> {
-        let mut attempt = 0;
-        loop {
-            let rows = self
-                .pool
-                .run(repeat, async |c| {
-                    statement::bind(sqlx::query(sql), params, Binding::Arrays)
-                        .fetch_all(c)
-                        .await
-                })
-                .await?;
-            match rows {
-                Ok(rows) => return Ok(rows),
-                Err(e) if sqlstate(&e).as_deref() == Some(DEADLOCK_SQLSTATE) => {
-                    if attempt == DEADLOCK_RETRIES {
-                        return Err(e.into());
-                    }
-                    attempt += 1;
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
-    }
-
-    /// The text of a prepared enqueue's statement; `None` when there is nothing to send.
-    /// `in_transaction`: for a binding to run in the application's transaction, with JDBC's `?`
-    /// placeholders; the statement then announces its new jobs itself, and PostgreSQL
-    /// delivers the announcement when the application commits.
-    pub fn statement(&self, prepared: &PreparedEnqueue<'_>, in_transaction: bool) -> Option<&str> {
-        if in_transaction {
-            self.sql.enqueue_in_transaction.choose(prepared)
-        } else {
-            self.sql.enqueue.choose(prepared)
-        }
-    }
-}
-
-/// When the new jobs of an enqueue on FlexiQ's own connections are announced to idle workers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Announce {
-    /// By the announcer, in a transaction of its own after the enqueue commits, so that
-    /// concurrent enqueues never wait for each other's commits (see the `announcer` module).
-    AfterCommit,
-    /// Within the enqueue's own statement, delivered at its commit: for an enqueue that no
-    /// other overlaps, whose wake-up then saves the announcer's round trip.
-    Within,
-}
-
 impl EnqueueStatements {
     /// The statement for a prepared enqueue; `None` when there is nothing to send.
-    fn choose(&self, prepared: &PreparedEnqueue<'_>) -> Option<&str> {
+    pub(crate) fn choose(&self, prepared: &PreparedEnqueue<'_>) -> Option<&str> {
         match (&prepared.shape, &prepared.plan.0) {
             (Shape::Empty, _) => None,
             (Shape::Unkeyed(_), _) => Some(&self.insert_unkeyed),
@@ -269,6 +140,12 @@ impl EnqueueStatements {
             (Shape::Keyed(_), _) => Some(&self.enqueue_keyed),
         }
     }
+}
+
+enum Shape<'a> {
+    Empty,
+    Unkeyed(Columns<'a>),
+    Keyed(KeyedBatch<'a>),
 }
 
 impl<'a> PreparedEnqueue<'a> {
@@ -335,7 +212,7 @@ impl<'a> PreparedEnqueue<'a> {
     /// The queues of the entries that are due at once, to be announced to idle workers once
     /// the statement has committed and made a job (of a batch, any job: announcing a queue
     /// with nothing new only wakes a worker for nothing).
-    fn due_queues(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn due_queues(&self) -> impl Iterator<Item = &str> {
         let now = now_micros();
         self.requests
             .iter()
@@ -442,12 +319,6 @@ pub(crate) fn now_micros() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
-}
-
-pub(crate) fn sqlstate(e: &sqlx::Error) -> Option<String> {
-    e.as_database_error()
-        .and_then(|d| d.code())
-        .map(|c| c.into_owned())
 }
 
 /// Whether the pool may send a statement enqueueing `requests` again after losing its answer:

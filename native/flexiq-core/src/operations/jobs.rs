@@ -2,9 +2,8 @@
 
 use serde::Serialize;
 
-use crate::client::Client;
-use crate::enqueue::sqlstate;
-use crate::error::{Error, Result};
+use super::Operations;
+use crate::error::{sqlstate, Error, Result};
 use crate::pool::Repeat;
 use crate::{keys, validate};
 
@@ -41,7 +40,7 @@ pub struct JobInfo {
     pub payload_codec: Option<String>,
 }
 
-impl Client {
+impl Operations {
     /// The job with this id, if it exists.
     pub async fn get_job(&self, id: i64) -> Result<Option<JobInfo>> {
         let job = self
@@ -134,7 +133,7 @@ pub enum Redrive {
     NotFound,
 }
 
-impl Client {
+impl Operations {
     /// Puts a dead-lettered job back to work under a redrive key of its own, so that a repeated
     /// request does not redrive twice. A redrive key already used for another job is refused.
     pub async fn redrive(&self, job_id: i64, redrive_key: &str) -> Result<Redrive> {

@@ -2,9 +2,9 @@
 //! minute, a job's payload. Each is one read-only statement served by an index; none reads
 //! every job (the plan tests check).
 
-use crate::client::Client;
+use super::jobs::JobInfo;
+use super::Operations;
 use crate::error::{Error, Result};
-use crate::jobs::JobInfo;
 use crate::pool::Repeat;
 use crate::{keys, validate};
 
@@ -25,7 +25,7 @@ pub const MAX_PAGE: i32 = 500;
 /// The longest window counts and throughput look back over: 7 days, in milliseconds.
 pub const MAX_WINDOW_MS: i64 = 7 * 24 * 60 * 60 * 1000;
 
-/// What a cursor starts with: a cursor is handed out by [`Client::list_jobs`] and only read back.
+/// What a cursor starts with: a cursor is handed out by [`Operations::list_jobs`] and only read back.
 const CURSOR_PREFIX: &str = "j1.";
 
 /// Which jobs to list; every filter is optional.
@@ -96,7 +96,7 @@ fn window(what: &str, ms: i64) -> Result<()> {
     )))
 }
 
-impl Client {
+impl Operations {
     /// The job holding `key` in `scope`, else the latest job that held it. The key is hashed
     /// here as every enqueue hashes it; only the scope and the digest are sent.
     pub async fn find_by_key(&self, scope: &str, key: &str) -> Result<Option<JobInfo>> {

@@ -2,7 +2,7 @@
 //! across every worker. Stored in PostgreSQL, where every claim keeps them (`claim.sql`); any
 //! client may set or remove one.
 
-use crate::client::Client;
+use super::Operations;
 use crate::error::Result;
 use crate::pool::Repeat;
 use crate::validate;
@@ -30,7 +30,7 @@ impl RateTarget {
     }
 }
 
-impl Client {
+impl Operations {
     /// Lets at most `starts` jobs of `target` start within any `period_ms`, from the next claim
     /// on; replaces the target's limit if it had one.
     pub async fn set_rate_limit(

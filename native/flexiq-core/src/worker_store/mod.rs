@@ -1,4 +1,4 @@
-//! Running jobs: claiming them under a lease, keeping the lease while a handler runs, and
+//! The client's worker store role. Running jobs: claiming them under a lease, keeping the lease while a handler runs, and
 //! recording how each attempt ended. An attempt is named by its job id and attempt number, so
 //! that a worker whose lease passed cannot touch the job's later attempts.
 
@@ -6,11 +6,15 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use crate::client::Client;
+pub mod positions;
+
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
-use crate::pool::Repeat;
-use crate::positions::Position;
+use crate::pool::{Pool, Repeat};
+use crate::schema::Schema;
 use crate::validate;
+use positions::{Position, Positions};
 
 /// Checkpoints are for small values: a stage's result, an external id.
 pub const MAX_CHECKPOINT_BYTES: usize = 64 * 1024;
@@ -84,9 +88,65 @@ pub struct FailedAttempt {
     pub run_at: i64,
 }
 
-impl Client {
+/// The client's worker store role: claims, leases, attempts' outcomes, checkpoints.
+pub struct WorkerStore {
+    pool: Arc<Pool>,
+    /// Where claims have got to in their queues.
+    positions: Positions,
+    sql: Statements,
+}
+
+/// The worker store's statements, with the schema filled in once.
+struct Statements {
+    claim: String,
+    recover_claim: String,
+    complete_attempts: String,
+    extend_leases: String,
+    fail_attempt: String,
+    rescue_expired: String,
+    return_attempts: String,
+    save_checkpoint: String,
+    checkpoint: String,
+}
+
+/// A statement over running attempts given by the caller: `{held_attempts}` filled in.
+fn held_attempts_statement(s: &Schema, template: &str) -> String {
+    s.statement(&template.replace(
+        "{held_attempts}",
+        include_str!("../../sql/held_attempts.sql"),
+    ))
+}
+
+impl WorkerStore {
+    pub(crate) fn new(pool: Arc<Pool>, s: &Schema) -> WorkerStore {
+        WorkerStore {
+            pool,
+            positions: Positions::default(),
+            sql: Statements {
+                claim: s.statement(include_str!("../../sql/claim.sql")),
+                recover_claim: s.statement(include_str!("../../sql/recover_claim.sql")),
+                complete_attempts: held_attempts_statement(
+                    s,
+                    include_str!("../../sql/complete_attempts.sql"),
+                ),
+                extend_leases: held_attempts_statement(
+                    s,
+                    include_str!("../../sql/extend_leases.sql"),
+                ),
+                fail_attempt: s.statement(include_str!("../../sql/fail_attempt.sql")),
+                rescue_expired: s.statement(include_str!("../../sql/rescue_expired.sql")),
+                return_attempts: held_attempts_statement(
+                    s,
+                    include_str!("../../sql/return_attempts.sql"),
+                ),
+                save_checkpoint: s.statement(include_str!("../../sql/save_checkpoint.sql")),
+                checkpoint: s.statement(include_str!("../../sql/checkpoint.sql")),
+            },
+        }
+    }
+
     /// Claims up to `limit` due jobs of `queues` whose task is one of `tasks`, each under a
-    /// lease of `lease`, marked with `token` (see [`Client::recover_claim`]). Reads every queue
+    /// lease of `lease`, marked with `token` (see [`WorkerStore::recover_claim`]). Reads every queue
     /// from its front.
     pub async fn claim(
         &self,
@@ -103,10 +163,10 @@ impl Client {
         Ok(rows.into_iter().map(|r| r.job).collect())
     }
 
-    /// Claims as [`Client::claim`] does, for a worker that claims over and over: each queue is
+    /// Claims as [`WorkerStore::claim`] does, for a worker that claims over and over: each queue is
     /// read on from where this client's last claims of the same queues and tasks got to, and
     /// from its front after a claim that came back short and every
-    /// [`FROM_FRONT_EVERY`](crate::positions::FROM_FRONT_EVERY) (see the `positions` module).
+    /// [`FROM_FRONT_EVERY`](positions::FROM_FRONT_EVERY) (see the `positions` module).
     pub async fn claim_next(
         &self,
         queues: &[String],
@@ -222,7 +282,7 @@ impl Client {
     }
 
     /// Stores a checkpoint of a running job under `name`, while `attempt` holds the job; false
-    /// when it no longer does. Later attempts of the job read it with [`Client::checkpoint`].
+    /// when it no longer does. Later attempts of the job read it with [`WorkerStore::checkpoint`].
     pub async fn save_checkpoint(
         &self,
         attempt: Attempt,

@@ -47,21 +47,17 @@
 //! anything else goes on as usual. The first call that creates a job (or fails, or has no key)
 //! ends the streak, so a service whose calls mostly create jobs pays no extra read.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use sqlx::Row;
 use tokio::sync::oneshot;
 
-use crate::batch::KeyedBatch;
-use crate::client::Client;
-use crate::enqueue::{now_micros, repeat_for, Announce, Enqueued, Outcome};
+use super::prepared::{Enqueued, Outcome};
+use super::Announce;
 use crate::error::{Error, Result};
-use crate::pool::Repeat;
 use crate::request::JobRequest;
-use crate::statement::{self, Binding};
 
 /// How many batches may be on their way at once: one, and a second beside a batch that takes
 /// far longer than a batch should (see [`SPARE_LANE_AFTER`]). Tried with two lanes always open,
@@ -91,7 +87,14 @@ const PATIENCE: Duration = Duration::from_millis(50);
 /// service whose calls mostly create jobs rarely pays for a read that finds nothing.
 const REPLAY_STREAK: u32 = 16;
 
-pub(crate) struct Grouping {
+/// What the lanes send: one call alone, or the calls of a batch, each answered as it would
+/// have been alone (the producer's `calls` module).
+pub(super) trait Sender {
+    async fn alone(&self, request: &JobRequest, announce: Announce) -> Result<Enqueued>;
+    async fn batch(&self, batch: &[JobRequest]) -> Vec<Result<Enqueued>>;
+}
+
+pub(crate) struct Lanes {
     lanes: u32,
     state: Mutex<State>,
     /// Calls in a row whose answer was a replay.
@@ -138,10 +141,10 @@ enum Turn {
     Lead(Instant),
 }
 
-impl Grouping {
+impl Lanes {
     /// Lanes for a pool of `pool_size` connections: never all of them.
-    pub fn new(pool_size: u32) -> Grouping {
-        Grouping {
+    pub fn new(pool_size: u32) -> Lanes {
+        Lanes {
             lanes: LANES.min(pool_size.saturating_sub(1)).max(1),
             state: Mutex::default(),
             replays: AtomicU32::new(0),
@@ -180,7 +183,7 @@ impl Grouping {
             reply,
         });
         Ticket {
-            grouping: self,
+            lanes: self,
             number,
             turn,
         }
@@ -206,7 +209,7 @@ impl Grouping {
             complete_at: expected,
         });
         let gathering = Gathering {
-            grouping: self,
+            lanes: self,
             ticket: ticket.number,
         };
         Some((ticket, gathering))
@@ -266,10 +269,7 @@ impl Grouping {
     /// Counts `calls` in flight until they are answered, or their statement is dropped.
     fn sending(&self, calls: usize) -> InFlight<'_> {
         self.state().in_flight += calls;
-        InFlight {
-            grouping: self,
-            calls,
-        }
+        InFlight { lanes: self, calls }
     }
 
     /// Notes, before its answers go out, the callers there are: the batch just answered, the
@@ -283,13 +283,13 @@ impl Grouping {
     }
 
     /// Whether calls have been replaying long enough for a keyed call to be looked up first.
-    fn replaying(&self) -> bool {
+    pub(super) fn replaying(&self) -> bool {
         self.replays.load(Ordering::Relaxed) >= REPLAY_STREAK
     }
 
     /// Counts a replay into the streak; any other answer ends it. The count stops once the
     /// streak is reached, so that replays past it write nothing the callers share.
-    fn record(&self, answer: &Result<Enqueued>) {
+    pub(super) fn record(&self, answer: &Result<Enqueued>) {
         let streak = self.replays.load(Ordering::Relaxed);
         if matches!(answer, Ok(e) if e.outcome == Outcome::Replayed) {
             if streak < REPLAY_STREAK {
@@ -384,14 +384,14 @@ impl Grouping {
 /// A call gathering a batch on the lane it holds; dropped while the call still gathers (its
 /// call abandoned), it ends the gathering and passes the lane on.
 struct Gathering<'a> {
-    grouping: &'a Grouping,
+    lanes: &'a Lanes,
     ticket: u64,
 }
 
 impl Gathering<'_> {
     /// Ends the gathering, leaving its lane to the caller; `None` when it had ended already.
     fn end(self) -> Option<Instant> {
-        let lane = self.grouping.end_gathering(self.ticket);
+        let lane = self.lanes.end_gathering(self.ticket);
         std::mem::forget(self);
         lane
     }
@@ -399,22 +399,22 @@ impl Gathering<'_> {
 
 impl Drop for Gathering<'_> {
     fn drop(&mut self) {
-        if let Some(lane) = self.grouping.end_gathering(self.ticket) {
-            self.grouping.release(lane);
+        if let Some(lane) = self.lanes.end_gathering(self.ticket) {
+            self.lanes.release(lane);
         }
     }
 }
 
 /// Calls of a statement on its way, counted in [`State::in_flight`] until answered or dropped.
 struct InFlight<'a> {
-    grouping: &'a Grouping,
+    lanes: &'a Lanes,
     calls: usize,
 }
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         if self.calls > 0 {
-            self.grouping.state().in_flight -= self.calls;
+            self.lanes.state().in_flight -= self.calls;
         }
     }
 }
@@ -441,7 +441,7 @@ enum Spare {
 
 /// A lane held by the call that leads a batch, since the instant given; passed on when the
 /// call ends, however it ends.
-struct Lane<'a>(&'a Grouping, Instant);
+struct Lane<'a>(&'a Lanes, Instant);
 
 impl Drop for Lane<'_> {
     fn drop(&mut self) {
@@ -452,7 +452,7 @@ impl Drop for Lane<'_> {
 /// A call waiting for a lane. Dropped, it leaves the queue, and passes on a lane that reached
 /// it too late.
 struct Ticket<'a> {
-    grouping: &'a Grouping,
+    lanes: &'a Lanes,
     number: u64,
     turn: oneshot::Receiver<Turn>,
 }
@@ -460,7 +460,7 @@ struct Ticket<'a> {
 impl Ticket<'_> {
     /// Leaves the queue; false when a lane or an answer is already on its way.
     fn withdraw(&self) -> bool {
-        let mut state = self.grouping.state();
+        let mut state = self.lanes.state();
         let before = state.waiting.len();
         state.waiting.retain(|w| w.ticket != self.number);
         state.waiting.len() < before
@@ -471,77 +471,34 @@ impl Drop for Ticket<'_> {
     fn drop(&mut self) {
         if !self.withdraw() {
             if let Ok(Turn::Lead(since)) = self.turn.try_recv() {
-                self.grouping.release(since);
+                self.lanes.release(since);
             }
         }
     }
 }
 
-impl Client {
-    /// Enqueues one job, in a batch with the single enqueues of other callers when they
-    /// overlap (see the module's text).
-    pub(crate) async fn enqueue_grouped(&self, request: &JobRequest) -> Result<Enqueued> {
-        // A bad request fails here, alone, rather than failing a batch.
-        request.validate()?;
-        // enqueue_calls.sql replays or inserts; a debounce or throttle decides in its own statement.
-        if request.flow.collapses() {
-            return self.enqueue_alone(request, Announce::AfterCommit).await;
-        }
-        let replay = if request.key.is_some() && self.grouping.replaying() {
-            self.replay_of(request).await
-        } else {
-            Ok(None)
-        };
-        let answer = match replay {
-            Ok(Some(job_id)) => Ok(Enqueued {
-                job_id,
-                outcome: Outcome::Replayed,
-            }),
-            Ok(None) => self.enqueue_in_lanes(request).await,
-            Err(e) => Err(e),
-        };
-        self.grouping.record(&answer);
-        answer
-    }
-
-    /// The job a keyed call replays, found by a read alone (`replay_one.sql`); `None` when the
-    /// call is anything but a replay of a live holder.
-    async fn replay_of(&self, request: &JobRequest) -> Result<Option<i64>> {
-        let keyed = KeyedBatch::group(std::slice::from_ref(request)).map_err(Error::Conflict)?;
-        let params = keyed.params(true);
-        let row = self
-            .pool
-            .run(Repeat::Safe, async |c| {
-                statement::bind(
-                    sqlx::query(&self.sql.replay_one),
-                    &params,
-                    Binding::FirstValues,
-                )
-                .fetch_optional(c)
-                .await
-            })
-            .await??;
-        Ok(row.map(|row| row.try_get(0)).transpose()?)
-    }
-
-    async fn enqueue_in_lanes(&self, request: &JobRequest) -> Result<Enqueued> {
+impl Lanes {
+    pub(super) async fn enqueue(
+        &self,
+        request: &JobRequest,
+        sender: &impl Sender,
+    ) -> Result<Enqueued> {
         let arrival = {
-            let mut state = self.grouping.state();
-            if let Some(lane) = Grouping::completes(&mut state) {
+            let mut state = self.state();
+            if let Some(lane) = Lanes::completes(&mut state) {
                 Arrival::Completes(lane)
-            } else if let Some(since) = self.grouping.free_lane(&mut state) {
+            } else if let Some(since) = self.free_lane(&mut state) {
                 Arrival::Free(since)
             } else {
-                Arrival::Waits(self.grouping.enlist(&mut state, request))
+                Arrival::Waits(self.enlist(&mut state, request))
             }
         };
-        let since = match self.lane_to_lead(arrival, request).await {
+        let since = match self.lane_to_lead(arrival, request, sender).await {
             Ok(since) => since,
             Err(answer) => return answer,
         };
-        let lane = Lane(&self.grouping, since);
+        let lane = Lane(self, since);
         let (requests, replies): (Vec<JobRequest>, Vec<oneshot::Sender<Turn>>) = self
-            .grouping
             .take(
                 BATCH_LIMIT - 1,
                 BATCH_BYTES.saturating_sub(request.stored_payload().len()),
@@ -550,25 +507,25 @@ impl Client {
             .map(|w| (w.request, w.reply))
             .unzip();
         if requests.is_empty() {
-            let announce = if self.grouping.alone() {
+            let announce = if self.alone() {
                 Announce::Within
             } else {
                 Announce::AfterCommit
             };
-            let sent = self.grouping.sending(1);
-            let answer = self.enqueue_alone(request, announce).await;
-            self.grouping.answered(sent);
+            let sent = self.sending(1);
+            let answer = sender.alone(request, announce).await;
+            self.answered(sent);
             return answer;
         }
         let mut batch = Vec::with_capacity(requests.len() + 1);
         batch.push(request.clone());
         batch.extend(requests);
-        let sent = self.grouping.sending(batch.len());
-        let mut answers = self.enqueue_batch_of_calls(&batch).await.into_iter();
+        let sent = self.sending(batch.len());
+        let mut answers = sender.batch(&batch).await.into_iter();
         let own = answers
             .next()
             .unwrap_or_else(|| Err(Error::Storage("a batch returned no answer".into())));
-        self.grouping.answered(sent);
+        self.answered(sent);
         // Freed before the callers are answered: the first of them back takes it, rather than
         // wait for it and be woken again when it is handed on.
         drop(lane);
@@ -584,13 +541,14 @@ impl Client {
         &self,
         arrival: Arrival<'_>,
         request: &JobRequest,
+        sender: &impl Sender,
     ) -> std::result::Result<Instant, Result<Enqueued>> {
         let since = match arrival {
             Arrival::Completes(lane) => return Ok(lane),
             Arrival::Free(since) => since,
-            Arrival::Waits(mut ticket) => self.turn(&mut ticket, request).await?,
+            Arrival::Waits(mut ticket) => self.turn(&mut ticket, request, sender).await?,
         };
-        self.gather(since, request).await
+        self.gather(since, request, sender).await
     }
 
     /// For a call that holds the lane taken at `since`: when a batch was just answered, waits
@@ -602,22 +560,19 @@ impl Client {
         &self,
         since: Instant,
         request: &JobRequest,
+        sender: &impl Sender,
     ) -> std::result::Result<Instant, Result<Enqueued>> {
-        let expected = self.grouping.expected();
-        let Some((mut ticket, gathering)) = self.grouping.start_gathering(since, request, expected)
-        else {
+        let expected = self.expected();
+        let Some((mut ticket, gathering)) = self.start_gathering(since, request, expected) else {
             return Ok(since);
         };
         let turn = tokio::time::timeout(LINGER, &mut ticket.turn).await;
-        if self
-            .grouping
-            .stop_gathering(gathering, &ticket, turn.is_err())
-        {
+        if self.stop_gathering(gathering, &ticket, turn.is_err()) {
             return Ok(since);
         }
         match turn {
-            Ok(turn) => self.settle(turn, request).await,
-            Err(_) => self.turn(&mut ticket, request).await,
+            Ok(turn) => self.settle(turn, request, sender).await,
+            Err(_) => self.turn(&mut ticket, request, sender).await,
         }
     }
 
@@ -626,10 +581,11 @@ impl Client {
         &self,
         ticket: &mut Ticket<'_>,
         request: &JobRequest,
+        sender: &impl Sender,
     ) -> std::result::Result<Instant, Result<Enqueued>> {
         let turn = match tokio::time::timeout(SPARE_LANE_AFTER, &mut ticket.turn).await {
             Ok(turn) => turn,
-            Err(_) => match self.grouping.spare_lane(ticket.number) {
+            Err(_) => match self.spare_lane(ticket.number) {
                 Spare::Taken(since) => return Ok(since),
                 Spare::OnItsWay => (&mut ticket.turn).await,
                 Spare::Busy => {
@@ -637,7 +593,7 @@ impl Client {
                     match tokio::time::timeout(rest, &mut ticket.turn).await {
                         Ok(turn) => turn,
                         Err(_) if ticket.withdraw() => {
-                            return Err(self.enqueue_alone(request, Announce::AfterCommit).await)
+                            return Err(sender.alone(request, Announce::AfterCommit).await)
                         }
                         // Taken into a batch, or handed a lane, just now.
                         Err(_) => (&mut ticket.turn).await,
@@ -645,7 +601,7 @@ impl Client {
                 }
             },
         };
-        self.settle(turn, request).await
+        self.settle(turn, request, sender).await
     }
 
     /// What a waiting call's turn brings: the lane it leads on, or its answer.
@@ -653,13 +609,14 @@ impl Client {
         &self,
         turn: std::result::Result<Turn, oneshot::error::RecvError>,
         request: &JobRequest,
+        sender: &impl Sender,
     ) -> std::result::Result<Instant, Result<Enqueued>> {
         match turn {
             Ok(Turn::Answered(answer)) => Err(answer),
             Ok(Turn::Lead(since)) => Ok(since),
             // The call leading the batch was dropped halfway: a keyed job may go again.
             Err(_) if request.key.is_some() => {
-                Err(self.enqueue_alone(request, Announce::AfterCommit).await)
+                Err(sender.alone(request, Announce::AfterCommit).await)
             }
             Err(_) => Err(Err(Error::Unavailable(
                 "the call that carried this unkeyed enqueue was abandoned before PostgreSQL \
@@ -669,186 +626,14 @@ impl Client {
             ))),
         }
     }
-
-    async fn enqueue_alone(&self, request: &JobRequest, announce: Announce) -> Result<Enqueued> {
-        let mut one = self
-            .enqueue_statement(std::slice::from_ref(request), announce)
-            .await?;
-        one.pop()
-            .ok_or_else(|| Error::Storage("enqueue returned no row".into()))
-    }
-
-    /// One answer per call of the batch, as each call would have had alone.
-    async fn enqueue_batch_of_calls(&self, batch: &[JobRequest]) -> Vec<Result<Enqueued>> {
-        let outcome = if batch.iter().all(|r| r.key.is_none()) {
-            self.enqueue_statement(batch, Announce::AfterCommit)
-                .await
-                .map(|jobs| jobs.into_iter().map(Some).collect())
-        } else {
-            self.enqueue_calls(batch).await
-        };
-        let answers = match outcome {
-            Ok(answers) => answers,
-            // Nothing was written, and going again alone would wait as long once more.
-            Err(error @ Error::PoolExhausted(_)) => {
-                return batch.iter().map(|_| Err(error.clone())).collect();
-            }
-            Err(error) => {
-                // Nothing was written, or every job has a key and a repeat replays: each call
-                // goes again alone. Otherwise an unkeyed job may have been written: the error
-                // is each call's answer, as it would have been alone.
-                let nothing_written = matches!(
-                    error,
-                    Error::Conflict(_) | Error::InvalidArgument(_) | Error::InvalidPayload(_)
-                );
-                if !nothing_written && batch.iter().any(|r| r.key.is_none()) {
-                    return batch.iter().map(|_| Err(error.clone())).collect();
-                }
-                vec![None; batch.len()]
-            }
-        };
-        let mut out = Vec::with_capacity(batch.len());
-        for (request, answer) in batch.iter().zip(answers) {
-            out.push(match answer {
-                Some(job) => Ok(job),
-                None => self.enqueue_alone(request, Announce::AfterCommit).await,
-            });
-        }
-        out
-    }
-
-    /// The calls of a batch of which some carry a key: each call's job, or `None` for a call
-    /// left to go again alone. `insert_calls.sql` inserts every entry whose key is free;
-    /// `enqueue_calls.sql` answers the others (replays, conflicts, keys taken meanwhile). Two
-    /// calls with one key and equivalent requests resolve to one job, which the first of them
-    /// created.
-    async fn enqueue_calls(&self, batch: &[JobRequest]) -> Result<Vec<Option<Enqueued>>> {
-        let keyed = KeyedBatch::group(batch).map_err(Error::Conflict)?;
-        let mut rows: Vec<(Option<i64>, bool)> = self
-            .insert_calls(batch, &keyed)
-            .await?
-            .into_iter()
-            .map(|id| (id, id.is_some()))
-            .collect();
-        let left: Vec<usize> = (0..rows.len()).filter(|&p| rows[p].0.is_none()).collect();
-        if !left.is_empty() {
-            let requests: Vec<JobRequest> =
-                left.iter().map(|&p| batch[keyed.sent[p]].clone()).collect();
-            // The first statement has committed its jobs; every entry it left has a key, so on
-            // an error here each goes again alone and gets its own answer.
-            if let Ok(found) = self.resolve_calls(&requests).await {
-                for (&p, row) in left.iter().zip(found) {
-                    rows[p] = row;
-                }
-            }
-        }
-        let answers: Vec<Option<Enqueued>> = keyed
-            .resolves_to
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| {
-                let (job_id, created) = rows[p];
-                job_id.map(|job_id| Enqueued {
-                    job_id,
-                    outcome: if created && keyed.sent[p] == i {
-                        Outcome::Accepted
-                    } else {
-                        Outcome::Replayed
-                    },
-                })
-            })
-            .collect();
-        let now = now_micros();
-        let due = batch.iter().zip(&answers).filter(|(r, a)| {
-            a.is_some_and(|a| a.outcome == Outcome::Accepted) && r.schedule.is_due(now)
-        });
-        self.announcer.announce(due.map(|(r, _)| r.queue.as_str()));
-        Ok(answers)
-    }
-
-    /// `insert_calls.sql`: for each entry sent, the job it created, or `None` when its key
-    /// was held.
-    async fn insert_calls(
-        &self,
-        batch: &[JobRequest],
-        keyed: &KeyedBatch<'_>,
-    ) -> Result<Vec<Option<i64>>> {
-        let rows = self
-            .enqueue_rows(
-                &self.sql.insert_calls,
-                &keyed.params(false),
-                repeat_for(batch),
-            )
-            .await?;
-        let position: HashMap<(&str, &[u8]), usize> = keyed
-            .digests
-            .iter()
-            .enumerate()
-            .filter_map(|(p, d)| Some(((batch[keyed.sent[p]].scope.as_str(), d.as_deref()?), p)))
-            .collect();
-        let mut placed = vec![None; keyed.sent.len()];
-        let mut unkeyed = Vec::new();
-        for row in &rows {
-            let id: i64 = row.try_get(0)?;
-            let scope: Option<String> = row.try_get(1)?;
-            let digest: Option<Vec<u8>> = row.try_get(2)?;
-            match (scope, digest) {
-                (Some(scope), Some(digest)) => {
-                    let p = position
-                        .get(&(scope.as_str(), digest.as_slice()))
-                        .ok_or_else(|| {
-                            Error::Storage(
-                                "enqueue returned a job for a key it was not sent; is the schema \
-                             migrated to this version of FlexiQ?"
-                                    .into(),
-                            )
-                        })?;
-                    placed[*p] = Some(id);
-                }
-                _ => unkeyed.push(id),
-            }
-        }
-        // Ids are drawn in the order sent, where entries without a key come last.
-        unkeyed.sort_unstable();
-        let without_key = (0..placed.len()).filter(|&p| keyed.digests[p].is_none());
-        for (p, id) in without_key.zip(unkeyed) {
-            placed[p] = Some(id);
-        }
-        Ok(placed)
-    }
-
-    /// `enqueue_calls.sql` for entries with distinct keys: for each, its job (or `None` when
-    /// it is left to go again alone) and whether this statement created it.
-    async fn resolve_calls(&self, entries: &[JobRequest]) -> Result<Vec<(Option<i64>, bool)>> {
-        let keyed = KeyedBatch::group(entries).map_err(Error::Conflict)?;
-        let rows = self
-            .enqueue_rows(
-                &self.sql.enqueue_calls,
-                &keyed.params(true),
-                repeat_for(entries),
-            )
-            .await?
-            .iter()
-            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
-            .collect::<sqlx::Result<Vec<(Option<i64>, bool)>>>()?;
-        if rows.len() != keyed.sent.len() {
-            return Err(Error::Storage(format!(
-                "enqueue returned {} rows for {} entries; is the schema migrated to this version \
-                 of FlexiQ?",
-                rows.len(),
-                keyed.sent.len()
-            )));
-        }
-        Ok(keyed.resolves_to.iter().map(|&p| rows[p]).collect())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn waiting(grouping: &Grouping, payload_sizes: &[usize]) {
-        let mut state = grouping.state();
+    fn waiting(lanes: &Lanes, payload_sizes: &[usize]) {
+        let mut state = lanes.state();
         for &size in payload_sizes {
             let (reply, _) = oneshot::channel();
             let ticket = state.next_ticket;
@@ -862,9 +647,9 @@ mod tests {
     }
 
     /// A call gathering `expected` calls on `lane`.
-    fn gathers(grouping: &Grouping, lane: Instant, expected: usize) -> (Ticket<'_>, Gathering<'_>) {
+    fn gathers(lanes: &Lanes, lane: Instant, expected: usize) -> (Ticket<'_>, Gathering<'_>) {
         let request = JobRequest::new("t", vec![]);
-        grouping
+        lanes
             .start_gathering(lane, &request, expected)
             .expect("gathers")
     }
@@ -876,106 +661,102 @@ mod tests {
     #[test]
     fn a_call_waits_for_the_callers_of_a_shared_batch_just_answered_and_those_beside_it_up_to_split(
     ) {
-        let grouping = Grouping::new(10);
-        assert_eq!(grouping.expected(), 1, "no batch yet");
-        grouping.answered(grouping.sending(1));
-        assert_eq!(grouping.expected(), 1, "a lone call");
-        grouping.answered(grouping.sending(4));
-        assert_eq!(grouping.expected(), 4);
-        grouping.answered(grouping.sending(100));
-        assert_eq!(grouping.expected(), SPLIT);
-        grouping.answered(grouping.sending(SPLIT + 2));
-        assert_eq!(grouping.expected(), SPLIT / 2 + 1, "half of many callers");
+        let lanes = Lanes::new(10);
+        assert_eq!(lanes.expected(), 1, "no batch yet");
+        lanes.answered(lanes.sending(1));
+        assert_eq!(lanes.expected(), 1, "a lone call");
+        lanes.answered(lanes.sending(4));
+        assert_eq!(lanes.expected(), 4);
+        lanes.answered(lanes.sending(100));
+        assert_eq!(lanes.expected(), SPLIT);
+        lanes.answered(lanes.sending(SPLIT + 2));
+        assert_eq!(lanes.expected(), SPLIT / 2 + 1, "half of many callers");
         // Calls waiting when a batch is answered come back with its callers; calls in flight
         // beside it come back once their own batch is answered.
-        waiting(&grouping, &[1, 1]);
-        let beside = grouping.sending(2);
-        grouping.answered(grouping.sending(3));
-        assert_eq!(grouping.expected(), 5);
+        waiting(&lanes, &[1, 1]);
+        let beside = lanes.sending(2);
+        lanes.answered(lanes.sending(3));
+        assert_eq!(lanes.expected(), 5);
         drop(beside);
-        assert_eq!(grouping.expected(), 7);
-        assert_eq!(grouping.state().in_flight, 0);
-        grouping.state().last_batch = Some((4, Instant::now() - LINGER * 2));
-        assert_eq!(grouping.expected(), 1, "answered too long ago");
+        assert_eq!(lanes.expected(), 7);
+        assert_eq!(lanes.state().in_flight, 0);
+        lanes.state().last_batch = Some((4, Instant::now() - LINGER * 2));
+        assert_eq!(lanes.expected(), 1, "answered too long ago");
     }
 
     #[test]
     fn a_gathering_waits_among_the_calls_and_the_call_that_completes_it_takes_its_lane() {
-        let grouping = Grouping::new(10);
+        let lanes = Lanes::new(10);
         let request = JobRequest::new("t", vec![]);
-        let lane = Grouping::occupy(&mut grouping.state());
-        waiting(&grouping, &[1, 1]);
+        let lane = Lanes::occupy(&mut lanes.state());
+        waiting(&lanes, &[1, 1]);
         assert!(
-            grouping.start_gathering(lane, &request, 3).is_none(),
+            lanes.start_gathering(lane, &request, 3).is_none(),
             "three are there already"
         );
-        grouping.take(10, 100);
-        let (ticket, gathering) = gathers(&grouping, lane, 3);
-        assert_eq!(grouping.state().waiting.len(), 1, "waits among the calls");
+        lanes.take(10, 100);
+        let (ticket, gathering) = gathers(&lanes, lane, 3);
+        assert_eq!(lanes.state().waiting.len(), 1, "waits among the calls");
         assert!(
-            grouping.start_gathering(lane, &request, 3).is_none(),
+            lanes.start_gathering(lane, &request, 3).is_none(),
             "one call gathers at a time"
         );
+        assert_eq!(Lanes::completes(&mut lanes.state()), None, "two of three");
+        waiting(&lanes, &[1]);
         assert_eq!(
-            Grouping::completes(&mut grouping.state()),
-            None,
-            "two of three"
-        );
-        waiting(&grouping, &[1]);
-        assert_eq!(
-            Grouping::completes(&mut grouping.state()),
+            Lanes::completes(&mut lanes.state()),
             Some(lane),
             "the third completes it"
         );
-        assert!(grouping.state().gathering.is_none());
+        assert!(lanes.state().gathering.is_none());
         // The gathering call's turn comes with that batch, which took its lane.
-        assert!(!grouping.stop_gathering(gathering, &ticket, false));
-        assert_eq!(grouping.state().busy, [lane]);
+        assert!(!lanes.stop_gathering(gathering, &ticket, false));
+        assert_eq!(lanes.state().busy, [lane]);
     }
 
     #[test]
     fn a_gathering_call_leads_what_came_by_the_deadline_unless_the_other_lane_took_it() {
-        let grouping = Grouping::new(10);
-        let lane = Grouping::occupy(&mut grouping.state());
-        let (ticket, gathering) = gathers(&grouping, lane, 4);
-        waiting(&grouping, &[1]);
-        assert!(grouping.stop_gathering(gathering, &ticket, true), "leads");
-        assert_eq!(grouping.state().waiting.len(), 1, "no longer waits itself");
-        assert_eq!(grouping.state().busy, [lane]);
-        assert!(grouping.state().gathering.is_none());
+        let lanes = Lanes::new(10);
+        let lane = Lanes::occupy(&mut lanes.state());
+        let (ticket, gathering) = gathers(&lanes, lane, 4);
+        waiting(&lanes, &[1]);
+        assert!(lanes.stop_gathering(gathering, &ticket, true), "leads");
+        assert_eq!(lanes.state().waiting.len(), 1, "no longer waits itself");
+        assert_eq!(lanes.state().busy, [lane]);
+        assert!(lanes.state().gathering.is_none());
 
-        grouping.take(10, 100);
-        let (ticket, gathering) = gathers(&grouping, lane, 4);
-        assert_eq!(grouping.take(10, 100).len(), 1, "taken by the other lane");
-        assert!(!grouping.stop_gathering(gathering, &ticket, true));
-        assert!(grouping.state().busy.is_empty(), "its lane freed");
+        lanes.take(10, 100);
+        let (ticket, gathering) = gathers(&lanes, lane, 4);
+        assert_eq!(lanes.take(10, 100).len(), 1, "taken by the other lane");
+        assert!(!lanes.stop_gathering(gathering, &ticket, true));
+        assert!(lanes.state().busy.is_empty(), "its lane freed");
     }
 
     #[test]
     fn an_abandoned_gathering_passes_its_lane_on() {
-        let grouping = Grouping::new(10);
-        let lane = Grouping::occupy(&mut grouping.state());
-        let (ticket, gathering) = gathers(&grouping, lane, 4);
+        let lanes = Lanes::new(10);
+        let lane = Lanes::occupy(&mut lanes.state());
+        let (ticket, gathering) = gathers(&lanes, lane, 4);
         drop(gathering);
         drop(ticket);
-        assert!(grouping.state().gathering.is_none());
-        assert!(grouping.state().busy.is_empty());
-        assert!(grouping.state().waiting.is_empty());
+        assert!(lanes.state().gathering.is_none());
+        assert!(lanes.state().busy.is_empty());
+        assert!(lanes.state().waiting.is_empty());
     }
 
     #[test]
     fn the_second_lane_opens_for_many_calls_or_beside_a_stuck_batch_never_while_gathering() {
-        let grouping = Grouping::new(10);
+        let lanes = Lanes::new(10);
         let mut state = State::default();
-        assert!(grouping.free_lane(&mut state).is_some(), "none in use");
+        assert!(lanes.free_lane(&mut state).is_some(), "none in use");
         assert!(
-            grouping.free_lane(&mut state).is_none(),
+            lanes.free_lane(&mut state).is_none(),
             "a fresh batch, few calls"
         );
         state.last_batch = Some((SPLIT, Instant::now()));
         state.in_flight = SPLIT - 1;
         assert!(
-            grouping.free_lane(&mut state).is_none(),
+            lanes.free_lane(&mut state).is_none(),
             "many callers, all but one in flight"
         );
         state.in_flight = SPLIT / 2;
@@ -984,35 +765,32 @@ mod tests {
             ticket: 0,
             complete_at: 2,
         });
-        assert!(grouping.free_lane(&mut state).is_none(), "a call gathers");
+        assert!(lanes.free_lane(&mut state).is_none(), "a call gathers");
         state.gathering = None;
-        assert!(grouping.free_lane(&mut state).is_some(), "many callers");
-        assert!(
-            grouping.free_lane(&mut state).is_none(),
-            "both lanes in use"
-        );
+        assert!(lanes.free_lane(&mut state).is_some(), "many callers");
+        assert!(lanes.free_lane(&mut state).is_none(), "both lanes in use");
 
         let mut state = State {
             busy: vec![Instant::now() - SPARE_LANE_AFTER],
             ..State::default()
         };
         assert!(
-            grouping.free_lane(&mut state).is_some(),
+            lanes.free_lane(&mut state).is_some(),
             "beside a stuck batch"
         );
     }
 
     #[test]
     fn a_waiting_call_takes_the_second_lane_only_while_it_is_free_and_it_still_waits() {
-        let grouping = Grouping::new(10);
-        waiting(&grouping, &[1, 1, 1]);
-        grouping.state().busy.push(Instant::now());
-        assert!(matches!(grouping.spare_lane(1), Spare::Taken(_)));
-        assert_eq!(grouping.state().waiting.len(), 2);
-        assert!(matches!(grouping.spare_lane(2), Spare::Busy));
-        assert!(matches!(grouping.spare_lane(1), Spare::OnItsWay));
+        let lanes = Lanes::new(10);
+        waiting(&lanes, &[1, 1, 1]);
+        lanes.state().busy.push(Instant::now());
+        assert!(matches!(lanes.spare_lane(1), Spare::Taken(_)));
+        assert_eq!(lanes.state().waiting.len(), 2);
+        assert!(matches!(lanes.spare_lane(2), Spare::Busy));
+        assert!(matches!(lanes.spare_lane(1), Spare::OnItsWay));
         // A pool of two connections has one lane.
-        let narrow = Grouping::new(2);
+        let narrow = Lanes::new(2);
         waiting(&narrow, &[1]);
         narrow.state().busy.push(Instant::now());
         assert!(matches!(narrow.spare_lane(0), Spare::Busy));
@@ -1020,10 +798,10 @@ mod tests {
 
     #[test]
     fn a_freed_lane_passes_to_the_longest_waiting_call_unless_a_call_gathers_them() {
-        let grouping = Grouping::new(10);
+        let lanes = Lanes::new(10);
         let mut turns = Vec::new();
         {
-            let mut state = grouping.state();
+            let mut state = lanes.state();
             for ticket in 0..2 {
                 let (reply, turn) = oneshot::channel();
                 state.waiting.push_back(Waiter {
@@ -1034,32 +812,32 @@ mod tests {
                 turns.push(turn);
             }
         }
-        let lanes = [Grouping::occupy(&mut grouping.state()), Instant::now()];
-        grouping.state().busy.push(lanes[1]);
-        grouping.state().gathering = Some(Gather {
-            lane: lanes[1],
+        let taken = [Lanes::occupy(&mut lanes.state()), Instant::now()];
+        lanes.state().busy.push(taken[1]);
+        lanes.state().gathering = Some(Gather {
+            lane: taken[1],
             ticket: 9,
             complete_at: 3,
         });
-        grouping.release(lanes[0]);
-        assert_eq!(grouping.state().waiting.len(), 2, "left to the gatherer");
-        assert_eq!(grouping.state().busy, [lanes[1]]);
+        lanes.release(taken[0]);
+        assert_eq!(lanes.state().waiting.len(), 2, "left to the gatherer");
+        assert_eq!(lanes.state().busy, [taken[1]]);
         assert!(turns[0].try_recv().is_err());
-        grouping.state().gathering = None;
-        grouping.release(lanes[1]);
+        lanes.state().gathering = None;
+        lanes.release(taken[1]);
         assert!(matches!(turns[0].try_recv(), Ok(Turn::Lead(_))));
-        assert_eq!(grouping.state().waiting.len(), 1);
-        assert_eq!(grouping.state().busy.len(), 1, "the lane passed on");
+        assert_eq!(lanes.state().waiting.len(), 1);
+        assert_eq!(lanes.state().busy.len(), 1, "the lane passed on");
     }
 
     #[test]
     fn a_batch_takes_waiting_calls_in_order_up_to_its_count_and_its_bytes() {
-        let grouping = Grouping::new(10);
-        waiting(&grouping, &[10, 20, 30, 5]);
-        assert_eq!(sizes(&grouping.take(2, 1000)), [10, 20]);
+        let lanes = Lanes::new(10);
+        waiting(&lanes, &[10, 20, 30, 5]);
+        assert_eq!(sizes(&lanes.take(2, 1000)), [10, 20]);
         // The call that would pass the bytes stops the batch, so calls keep their order.
-        assert_eq!(sizes(&grouping.take(10, 34)), [30]);
-        assert_eq!(sizes(&grouping.take(10, 0)), Vec::<usize>::new());
-        assert_eq!(sizes(&grouping.take(10, 5)), [5]);
+        assert_eq!(sizes(&lanes.take(10, 34)), [30]);
+        assert_eq!(sizes(&lanes.take(10, 0)), Vec::<usize>::new());
+        assert_eq!(sizes(&lanes.take(10, 5)), [5]);
     }
 }

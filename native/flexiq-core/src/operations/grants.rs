@@ -4,9 +4,8 @@
 
 use sqlx::Connection;
 
-use crate::client::Client;
-use crate::enqueue::sqlstate;
-use crate::error::{Error, Result};
+use super::Operations;
+use crate::error::{sqlstate, Error, Result};
 use crate::pool::Repeat;
 use crate::validate;
 
@@ -22,7 +21,7 @@ pub enum Grant {
     Worker,
 }
 
-impl Client {
+impl Operations {
     /// Grants `role` a producer's or a worker's privileges on this client's schema. Run it as
     /// the schema's owner; granting again changes nothing.
     pub async fn grant(&self, role: &str, grant: Grant) -> Result<()> {
@@ -50,7 +49,7 @@ impl Client {
                 Err(Error::InvalidArgument(format!(
                     "cannot grant {what} privileges on schema {} to role {role:?}: it does not \
                      exist; create it first (CREATE ROLE ... LOGIN)",
-                    self.schema()
+                    self.schema.name()
                 )))
             }
             other => Ok(other?),

@@ -1,12 +1,12 @@
 //! Recognizes JSON that is in canonical form already, in one pass and without building a value,
 //! so that the common payload (a serializer's output with its members in order, strings without
-//! escapes, whole numbers) skips [`crate::canonical::rewrite`], which costs
+//! escapes, whole numbers) skips [`super::rewrite`], which costs
 //! a parse, a tree and a sort for every enqueue. Only what is certainly canonical passes;
 //! anything else (whitespace, escapes, non-ASCII member names, fractions, exponents, integers
 //! of more than 15 digits, `-0`) is left to the full rewrite, which also gives the refusals
 //! their messages.
 
-use crate::canonical::MAX_DEPTH;
+use super::MAX_DEPTH;
 
 /// Whether `json` is, byte for byte, the canonical form that `rewrite` would return for it.
 pub(crate) fn is_canonical(json: &[u8]) -> bool {

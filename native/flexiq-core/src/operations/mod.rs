@@ -1,0 +1,101 @@
+//! The client's operations role: what operators and applications ask of jobs beyond running
+//! them. Reading jobs and moving them out of the active states (`jobs`), queries by key, state
+//! and time (`queries`), rate limits (`rate_limits`) and grants to other roles (`grants`).
+
+pub mod grants;
+pub mod jobs;
+pub mod queries;
+pub mod rate_limits;
+
+use std::sync::Arc;
+
+use crate::pool::Pool;
+use crate::schema::Schema;
+
+/// The client's operations role.
+pub struct Operations {
+    pool: Arc<Pool>,
+    schema: Schema,
+    sql: Statements,
+}
+
+/// The operations' statements, with the schema filled in once.
+struct Statements {
+    get_job: String,
+    find_by_key: String,
+    /// `list_jobs.sql` for each combination of filters (see [`ListStatements`]).
+    list_jobs: ListStatements,
+    throughput: String,
+    get_payload: String,
+    count_jobs: String,
+    finish_job: String,
+    purge: String,
+    expire_keys: String,
+    redrive: String,
+    set_rate_limit: String,
+    remove_rate_limit: String,
+    set_grantee: String,
+    grant_producer: String,
+    grant_worker: String,
+}
+
+/// A statement that reads jobs as operators see them: `{job_columns}` filled in.
+fn job_statement(s: &Schema, template: &str) -> String {
+    s.statement(&template.replace("{job_columns}", include_str!("../../sql/job_columns.sql")))
+}
+
+/// `list_jobs.sql` by filter: none, by queue, by task, by both. Each is a text of its own, so
+/// that each gets a plan of its own, with the index its filters call for.
+struct ListStatements {
+    texts: [String; 4],
+}
+
+impl ListStatements {
+    fn for_schema(s: &Schema) -> ListStatements {
+        let text = |filters: &str| {
+            job_statement(
+                s,
+                &include_str!("../../sql/list_jobs.sql").replace("{filters}", filters),
+            )
+        };
+        ListStatements {
+            texts: [
+                text(""),
+                text("AND j.queue = $3"),
+                text("AND j.task = $4"),
+                text("AND j.queue = $3 AND j.task = $4"),
+            ],
+        }
+    }
+
+    /// The statement for these filters.
+    fn get(&self, by_queue: bool, by_task: bool) -> &str {
+        &self.texts[usize::from(by_queue) + 2 * usize::from(by_task)]
+    }
+}
+
+impl Operations {
+    pub(crate) fn new(pool: Arc<Pool>, s: &Schema) -> Operations {
+        Operations {
+            pool,
+            schema: s.clone(),
+            sql: Statements {
+                get_job: job_statement(s, include_str!("../../sql/get_job.sql")),
+                find_by_key: job_statement(s, include_str!("../../sql/find_by_key.sql")),
+                list_jobs: ListStatements::for_schema(s),
+                throughput: s.statement(include_str!("../../sql/throughput.sql")),
+                get_payload: s.statement(include_str!("../../sql/get_payload.sql")),
+                count_jobs: s.statement(include_str!("../../sql/count_jobs.sql")),
+                finish_job: s.statement(include_str!("../../sql/finish_job.sql")),
+                purge: s.statement(include_str!("../../sql/purge.sql")),
+                expire_keys: s.statement(include_str!("../../sql/expire_keys.sql")),
+                redrive: s.statement(include_str!("../../sql/redrive.sql")),
+                set_rate_limit: s.statement(include_str!("../../sql/set_rate_limit.sql")),
+                remove_rate_limit: s.statement(include_str!("../../sql/remove_rate_limit.sql")),
+                set_grantee: s.statement(include_str!("../../sql/set_grantee.sql")),
+                grant_producer: s.statement(include_str!("../../sql/grant_producer.sql")),
+                grant_worker: s.statement(include_str!("../../sql/grant_worker.sql")),
+            },
+        }
+    }
+}
