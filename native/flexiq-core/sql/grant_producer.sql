@@ -14,9 +14,8 @@ BEGIN
     EXECUTE format('GRANT UPDATE (key_held) ON {schema}.jobs TO %I', v_role);
     -- Named, so that enqueueing works where EXECUTE was revoked from PUBLIC.
     EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.enqueue, {schema}.require,
-                    {schema}.enqueue_keyed, {schema}.enqueue_one, {schema}.enqueue_flow,
+                    {schema}.enqueue_keyed, {schema}.enqueue_flow, {schema}.place_jobs,
                     {schema}.insert_keyed,
-                    {schema}.place_jobs,
                     {schema}.new_jobs, {schema}.request_of, {schema}.announce,
                     {schema}.micros_to_timestamptz, {schema}.payload_fingerprint TO %I',
                    v_role);

@@ -8,6 +8,7 @@ use sqlx::postgres::PgConnection;
 use sqlx::{Connection, Executor};
 
 use crate::error::{Error, Result};
+use crate::request;
 
 /// A migration: its version, a description, and its SQL with `{schema}` placeholders. Tables,
 /// indexes, sequences and types only; functions and triggers are [`Definition`]s.
@@ -68,9 +69,10 @@ struct Definition {
 }
 
 impl Definition {
-    /// The SHA-256 of the file as shipped, before the schema name is filled in.
+    /// The SHA-256 of the definition with the request's fields filled in (see
+    /// `request::sql`), before the schema name is: a field added changes it.
     fn checksum(&self) -> Vec<u8> {
-        Sha256::digest(self.sql.as_bytes()).to_vec()
+        Sha256::digest(request::sql::expand(self.sql).as_bytes()).to_vec()
     }
 }
 
@@ -89,11 +91,13 @@ macro_rules! definition {
 ///
 /// `CREATE OR REPLACE` keeps a function's grants, and PUBLIC's revoked EXECUTE, but cannot
 /// change its return type or its parameters' names, and a different parameter list makes a
-/// second function beside the first. A definition whose signature changes therefore starts
-/// with `DROP FUNCTION IF EXISTS` of the old signature; the drop takes the grants on the old
-/// function with it, so roles must be granted again (`Client::grant`, as after any upgrade).
-/// A definition that is removed is dropped by the definition that takes its place (as
-/// `announce` drops the trigger that announced inserts), since migrations hold no functions.
+/// second function beside the first. So once the changed definitions are applied, the
+/// overloads they superseded are dropped (`superseded_functions.sql`): a field added to the
+/// request changes the parameters of every function that takes the request's fields, and
+/// nothing else needs saying. The drop takes the grants on the old function with it, so roles
+/// must be granted again (`Client::grant`, as after any upgrade). A definition that is removed
+/// is dropped by the definition that takes its place (as `announce` drops the trigger that
+/// announced inserts), since migrations hold no functions.
 const DEFINITIONS: &[Definition] = &[
     definition!("micros_to_timestamptz"),
     definition!("payload_fingerprint"),
@@ -101,7 +105,6 @@ const DEFINITIONS: &[Definition] = &[
     definition!("request_of"),
     definition!("enqueue_keyed"),
     definition!("insert_keyed"),
-    definition!("enqueue_one"),
     definition!("enqueue_flow"),
     definition!("require"),
     definition!("enqueue"),
@@ -119,6 +122,7 @@ const RECORD_MIGRATION: &str = include_str!("../sql/migrate/record_migration.sql
 const APPLIED_DEFINITIONS: &str = include_str!("../sql/migrate/applied_definitions.sql");
 const RECORD_DEFINITION: &str = include_str!("../sql/migrate/record_definition.sql");
 const BOOKKEEPING_EXISTS: &str = include_str!("../sql/migrate/bookkeeping_exists.sql");
+const SUPERSEDED_FUNCTIONS: &str = include_str!("../sql/migrate/superseded_functions.sql");
 
 /// How many migrations a fully migrated schema has applied.
 pub fn migration_count() -> usize {
@@ -177,10 +181,10 @@ impl Schema {
         format!("{CHANNEL_PREFIX}{}", self.0)
     }
 
-    /// `template` with every `{schema}` replaced by this schema's name, and every `{channel}`
-    /// by its wake-up channel.
+    /// `template` with the request's fields filled in (see `request::sql`), then every
+    /// `{schema}` replaced by this schema's name, and every `{channel}` by its wake-up channel.
     pub(crate) fn sql(&self, template: &str) -> String {
-        template
+        request::sql::expand(template)
             .replace("{schema}", &self.0)
             .replace("{channel}", &self.channel())
     }
@@ -231,6 +235,7 @@ pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> s
         .into_iter()
         .collect();
     let record = schema.sql(RECORD_DEFINITION);
+    let mut defined = false;
     for d in stale(&applied) {
         tx.as_mut().execute(schema.sql(d.sql).as_str()).await?;
         sqlx::query(&record)
@@ -239,6 +244,17 @@ pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> s
             .execute(tx.as_mut())
             .await?;
         ran += 1;
+        defined = true;
+    }
+    if defined {
+        let superseded: Vec<String> = sqlx::query_scalar(&schema.sql(SUPERSEDED_FUNCTIONS))
+            .fetch_all(tx.as_mut())
+            .await?;
+        for function in superseded {
+            // A signature as PostgreSQL prints it, quoted where it needs quoting.
+            let drop = format!("DROP FUNCTION {function}");
+            tx.as_mut().execute(drop.as_str()).await?;
+        }
     }
     tx.commit().await?;
     Ok(ran)
@@ -329,6 +345,7 @@ mod tests {
             RECORD_MIGRATION,
             APPLIED_DEFINITIONS,
             RECORD_DEFINITION,
+            SUPERSEDED_FUNCTIONS,
         ];
         let texts = MIGRATIONS
             .iter()

@@ -15,6 +15,7 @@ pub enum Param<'a> {
     Int4(Vec<Option<i32>>),
     Int8(Vec<Option<i64>>),
     Float8(Vec<Option<f64>>),
+    Bool(Vec<Option<bool>>),
 }
 
 impl Param<'_> {
@@ -26,6 +27,7 @@ impl Param<'_> {
             Param::Int4(_) => "int4",
             Param::Int8(_) => "int8",
             Param::Float8(_) => "float8",
+            Param::Bool(_) => "bool",
         }
     }
 }
@@ -54,6 +56,7 @@ pub(crate) fn bind<'q>(
             Param::Int4(v) => bind_one(query, v, binding),
             Param::Int8(v) => bind_one(query, v, binding),
             Param::Float8(v) => bind_one(query, v, binding),
+            Param::Bool(v) => bind_one(query, v, binding),
         };
     }
     query
@@ -120,13 +123,15 @@ mod tests {
 
     #[test]
     fn enqueue_statements_name_each_parameter_once_in_order() {
-        for sql in [
-            include_str!("../sql/enqueue_keyed.sql"),
-            include_str!("../sql/enqueue_one_keyed.sql"),
-            include_str!("../sql/enqueue_flow.sql"),
-            include_str!("../sql/insert_unkeyed.sql"),
+        for template in [
+            include_str!("../sql/insert_jobs.sql"),
+            include_str!("../sql/resolve_keyed.sql"),
+            include_str!("../sql/collapse_job.sql"),
         ] {
-            let numbers = numbers_in_order(sql);
+            let sql = crate::schema::Schema::new("s")
+                .expect("valid")
+                .statement(template);
+            let numbers = numbers_in_order(&sql);
             assert_eq!(numbers, (1..=numbers.len()).collect::<Vec<_>>(), "{sql}");
             assert!(
                 !sql.contains('?'),

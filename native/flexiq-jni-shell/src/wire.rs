@@ -84,7 +84,8 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| BridgeError::Malformed(format!("{what} has {n} entries")))
     }
 
-    fn opt_slice(&mut self, what: &str) -> BridgeResult<Option<&'a [u8]>> {
+    /// A byte string, or `None` for Java's `null`.
+    pub fn opt_bytes(&mut self, what: &str) -> BridgeResult<Option<&'a [u8]>> {
         match self.i32(what)? {
             -1 => Ok(None),
             n => match usize::try_from(n) {
@@ -96,13 +97,13 @@ impl<'a> Reader<'a> {
 
     /// A byte string that must not be null.
     pub fn bytes(&mut self, name: &'static str) -> BridgeResult<&'a [u8]> {
-        self.opt_slice(name)?.ok_or(BridgeError::NullArgument(name))
+        self.opt_bytes(name)?.ok_or(BridgeError::NullArgument(name))
     }
 
     /// Exact text: null and unpaired surrogates are refused, so that different keys or names
     /// never become one.
     pub fn opt_string(&mut self, name: &'static str) -> BridgeResult<Option<String>> {
-        match self.opt_slice(name)? {
+        match self.opt_bytes(name)? {
             None => Ok(None),
             Some(bytes) => match std::str::from_utf8(bytes) {
                 Ok(text) => Ok(Some(text.to_owned())),
@@ -128,7 +129,7 @@ impl<'a> Reader<'a> {
     /// is replaced.
     pub fn text(&mut self, name: &'static str) -> BridgeResult<String> {
         let bytes = self
-            .opt_slice(name)?
+            .opt_bytes(name)?
             .ok_or(BridgeError::NullArgument(name))?;
         Ok(String::from_utf8_lossy(bytes).into_owned())
     }

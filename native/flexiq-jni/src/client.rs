@@ -3,9 +3,10 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use flexiq_core::request::fields::{self, Draft, Wire};
 use flexiq_core::{
-    Client, ClientConfig, Encoded, EnqueueRow, Enqueued, Flow, JobInfo, JobQuery, JobRequest,
-    Param, PendingEnqueue, PreparedEnqueue, RateTarget, RetryPolicy, Schedule,
+    Client, ClientConfig, EnqueueRow, Enqueued, JobInfo, JobQuery, JobRequest, Param,
+    PendingEnqueue, PreparedEnqueue, RateTarget,
 };
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
@@ -17,8 +18,9 @@ use crate::runtime::block_on;
 pub(crate) static CLIENTS: LazyLock<Handles<Client>> =
     LazyLock::new(|| Handles::new("FlexiQ client"));
 
-/// Enqueues prepared for the application's connection, from prepare until resolved or discarded.
-static PENDING: LazyLock<Handles<PendingEnqueue>> =
+/// Enqueues prepared for the application's connection, from prepare until resolved or
+/// discarded, each with whether its results describe their keys.
+static PENDING: LazyLock<Handles<(PendingEnqueue, bool)>> =
     LazyLock::new(|| Handles::new("prepared enqueue"));
 
 /// `nativeConnect(0, text url, text schema, i32 poolSize, i64 connectTimeoutMillis,
@@ -77,52 +79,52 @@ pub(crate) fn drop_schema(client: &Client, _: &mut Reader<'_>, _: &mut Writer) -
     Ok(())
 }
 
-/// `nativeEnqueue(client, list of entry)` → list of (i64 jobId, i32 outcome code, i32 reason
-/// code, 0 for none), in input order, one statement for the whole list. An entry:
-///
-/// text task, bool canonicalize, bytes payload, text-or-null codec (then, if present: bytes
-/// encoded, bytes digest), bool deriveKey, text-or-null key, text scope,
-/// text queue, i32 priority, optional i64 runAtMicros, optional i64 delayMillis,
-/// i32 maxAttempts, i64 retryInitialMillis, i64 retryMaxMillis, f64 retryMultiplier,
-/// f64 retryJitter, optional i64 timeoutMillis, list of text tags, optional i64
-/// keyRetentionMillis, optional i64 deadlineMicros, text-or-null concurrencyKey, optional i64
-/// concurrencyLimit, optional i64 debounceMillis, optional i64 maxWaitMillis, optional i64
-/// throttleMillis.
+/// `nativeEnqueue(client, bool describeKeys, list of entry)` → list of (i64 jobId, i32 outcome
+/// code, i32 reason code, 0 for none, then, with `describeKeys`, text-or-null keyPreview and
+/// text-or-null keyDigest in hex), in input order, one statement for the whole list. An entry
+/// is the request's fields in the order and wire kinds of `flexiq_core::request::fields` (which
+/// `nativeDescribe` lists for the Java writer to check): task, canonicalize, payload, codec,
+/// encoded, codecDigest, deriveKey, key, scope, queue, priority, runAt, delay, maxAttempts,
+/// retryInitialDelay, retryMaxDelay, retryMultiplier, retryJitter, timeout, tags, keyRetention,
+/// deadline, concurrencyKey, concurrencyLimit, debounce, maxWait, throttle.
 ///
 /// `canonicalize` says the payload is JSON to put in canonical form first; `deriveKey` says the
 /// key is the auto key of the (canonical) payload. Java resolves which key applies; only that
 /// key, or the request to derive it, crosses. A derived-key enqueue thus crosses once. `codec`
 /// names the payload codec that made `encoded` of the payload, stored in its place, and
-/// `digest` is the codec's digest of the payload (see `flexiq_core::Encoded`); such a payload
-/// is serialized already, so `canonicalize` is false.
+/// `codecDigest` is the codec's digest of the payload (see `flexiq_core::Encoded`); such a
+/// payload is serialized already, so `canonicalize` is false. The key views are the core's
+/// preview and digest of each entry's key, for listeners: Java never works them out itself.
 pub(crate) fn enqueue(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let describe_keys = r.bool("describeKeys")?;
     let requests = job_requests(r)?;
     let results = block_on(client.producer().enqueue_many(&requests))??;
-    write_enqueued(w, &results)
+    write_enqueued(w, &results, describe_keys.then_some(&requests[..]))
 }
 
-/// `nativePrepareEnqueue(client, list of entry)` → the statement that enqueues the entries (as
-/// `nativeEnqueue` takes them), for the caller to run on a connection of its own: text sql (with
-/// `?` placeholders), then a list of parameters, each: text element type (`bytea`, `text`,
-/// `int4`, `int8` or `float8`) and a list of elements, each bytes-or-null (bytea),
-/// text-or-null (text) or a bool present followed, if present, by an i32, i64 or f64; then the
-/// i64 handle of the pending enqueue, which `nativeResolveEnqueue` or `nativeDiscardEnqueue`
-/// takes. Touches no database. The list must not be empty.
+/// `nativePrepareEnqueue(client, bool describeKeys, list of entry)` → the statement that
+/// enqueues the entries (as `nativeEnqueue` takes them), for the caller to run on a connection of its own: text sql (with
+/// `?` placeholders), then a list of parameters, each: text name, text element type (`bytea`,
+/// `text`, `int4`, `int8`, `float8` or `bool`) and a list of elements, each bytes-or-null
+/// (bytea), text-or-null (text) or a bool present followed, if present, by an i32, i64, f64 or
+/// bool; then the i64 handle of the pending enqueue, which `nativeResolveEnqueue` or
+/// `nativeDiscardEnqueue` takes. Touches no database. The list must not be empty.
 pub(crate) fn prepare_enqueue(
     client: &Client,
     r: &mut Reader<'_>,
     w: &mut Writer,
 ) -> BridgeResult<()> {
+    let describe_keys = r.bool("describeKeys")?;
     let requests = job_requests(r)?;
     let prepared = PreparedEnqueue::new(&requests)?;
-    let sql = client
+    let (sql, params) = client
         .producer()
-        .statement(&prepared, true)
+        .in_transaction(&prepared)
         .ok_or_else(|| BridgeError::BadArgument("nothing to enqueue".into()))?;
     w.string(sql)?;
-    let params = prepared.params();
     w.count(params.len())?;
-    for p in &params {
+    for (p, name) in params.iter().zip(prepared.param_names()) {
+        w.string(name)?;
         w.string(p.element_type())?;
         match p {
             Param::Bytea(v) => elements(w, v, |w, e| w.opt_bytes(*e))?,
@@ -130,22 +132,24 @@ pub(crate) fn prepare_enqueue(
             Param::Int4(v) => elements(w, v, |w, e| present(w, e, Writer::i32))?,
             Param::Int8(v) => elements(w, v, |w, e| present(w, e, Writer::i64))?,
             Param::Float8(v) => elements(w, v, |w, e| present(w, e, Writer::f64))?,
+            Param::Bool(v) => elements(w, v, |w, e| present(w, e, Writer::bool))?,
         }
     }
     drop(params);
     let plan = prepared.into_plan();
-    w.i64(PENDING.insert(PendingEnqueue::new(requests, plan)));
+    w.i64(PENDING.insert((PendingEnqueue::new(requests, plan), describe_keys)));
     Ok(())
 }
 
-/// `nativeResolveEnqueue(pending, list of row)` → as `nativeEnqueue`, from the rows the
-/// prepared statement returned. A row: i64 jobId, bool created, text-or-null conflict,
-/// text-or-null decision. A
-/// conflict row throws as `nativeEnqueue` would. The pending enqueue is gone afterwards.
+/// `nativeResolveEnqueue(pending, list of row)` → as `nativeEnqueue`, from the rows the prepared
+/// statement returned, with key views when it was prepared asking for them. A row: i64 jobId, bool created, text-or-null
+/// conflict, text-or-null decision. A conflict row throws as `nativeEnqueue` would. The pending
+/// enqueue is gone afterwards.
 pub(crate) fn resolve_enqueue(handle: i64, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let pending = PENDING
         .remove(handle)
         .ok_or(BridgeError::Closed("prepared enqueue"))?;
+    let (pending, describe_keys) = &*pending;
     let n = r.count("rows")?;
     let mut rows = Vec::with_capacity(n);
     for _ in 0..n {
@@ -156,7 +160,8 @@ pub(crate) fn resolve_enqueue(handle: i64, r: &mut Reader<'_>, w: &mut Writer) -
             decision: r.opt_string("decision")?,
         });
     }
-    write_enqueued(w, &pending.resolve(&rows)?)
+    let results = pending.resolve(&rows)?;
+    write_enqueued(w, &results, describe_keys.then(|| pending.requests()))
 }
 
 /// `nativeDiscardEnqueue(pending, ∅)` → ∅: forgets a prepared enqueue whose statement failed.
@@ -191,90 +196,50 @@ fn job_requests(r: &mut Reader<'_>) -> BridgeResult<Vec<JobRequest>> {
     (0..n).map(|_| job_request(r)).collect()
 }
 
-fn write_enqueued(w: &mut Writer, results: &[Enqueued]) -> BridgeResult<()> {
+/// One entry, field by field as `flexiq_core::request::fields` declares them.
+fn job_request(r: &mut Reader<'_>) -> BridgeResult<JobRequest> {
+    let mut draft = Draft::default();
+    for (name, wire) in fields::wire_layout() {
+        let d = &mut draft;
+        match wire {
+            Wire::Bool(set) => set(d, r.bool(name)?),
+            Wire::I32(set) => set(d, r.i32(name)?),
+            Wire::I64(set) => set(d, r.i64(name)?),
+            Wire::F64(set) => set(d, r.f64(name)?),
+            Wire::OptI64(set) => set(d, r.opt_i64(name)?),
+            Wire::Text(set) => set(d, r.string(name)?),
+            Wire::OptText(set) => set(d, r.opt_string(name)?),
+            Wire::Texts(set) => set(d, r.strings(name)?),
+            Wire::Bytes(set) => set(d, r.bytes(name)?.to_vec()),
+            Wire::OptBytes(set) => set(d, r.opt_bytes(name)?.map(<[u8]>::to_vec)),
+        }
+    }
+    Ok(draft.finish()?)
+}
+
+/// Each entry's job and outcome; with `keys`, the entries, the preview and digest of each
+/// entry's key after it.
+fn write_enqueued(
+    w: &mut Writer,
+    results: &[Enqueued],
+    keys: Option<&[JobRequest]>,
+) -> BridgeResult<()> {
     w.count(results.len())?;
-    for result in results {
+    for (i, result) in results.iter().enumerate() {
         let (outcome, reason) = codes::enqueue_outcome(result.outcome)?;
         w.i64(result.job_id);
         w.i32(outcome);
         w.i32(reason);
+        if let Some(requests) = keys {
+            let key = requests.get(i).and_then(|r| r.key.as_deref());
+            w.opt_string(key.map(flexiq_core::keys::preview).as_deref())?;
+            w.opt_string(
+                key.map(|k| flexiq_core::keys::hex(&flexiq_core::keys::digest(k)))
+                    .as_deref(),
+            )?;
+        }
     }
     Ok(())
-}
-
-fn job_request(r: &mut Reader<'_>) -> BridgeResult<JobRequest> {
-    let task = r.string("task")?;
-    let canonicalize = r.bool("canonicalize")?;
-    let payload = r.bytes("payload")?;
-    let payload = if canonicalize {
-        flexiq_core::canonical::canonicalize(payload)?
-    } else {
-        payload.to_vec()
-    };
-    let encoded = match r.opt_string("codec")? {
-        Some(codec) if canonicalize => {
-            return Err(BridgeError::BadArgument(format!(
-                "payload codec {codec:?} was given JSON to put in canonical form; encode the \
-                 canonical payload"
-            )))
-        }
-        Some(codec) => Some(Encoded {
-            codec,
-            bytes: r.bytes("encoded")?.to_vec(),
-            digest: r.bytes("digest")?.to_vec(),
-        }),
-        None => None,
-    };
-    let derive_key = r.bool("deriveKey")?;
-    let key = r.opt_string("key")?;
-    let key = if derive_key {
-        Some(flexiq_core::recipe::auto_key(&task, &payload)?)
-    } else {
-        key
-    };
-    let scope = r.string("scope")?;
-    let queue = r.string("queue")?;
-    let priority = r.i32("priority")?;
-    let schedule = match (r.opt_i64("runAt")?, r.opt_i64("delay")?) {
-        (Some(micros), _) => Schedule::At { micros },
-        (None, Some(millis)) => Schedule::Delay { millis },
-        (None, None) => Schedule::Immediate,
-    };
-    Ok(JobRequest {
-        task,
-        payload,
-        encoded,
-        key,
-        scope,
-        queue,
-        priority,
-        schedule,
-        max_attempts: r.i32("maxAttempts")?,
-        retry: RetryPolicy {
-            initial_ms: r.i64("retryInitialDelay")?,
-            max_ms: r.i64("retryMaxDelay")?,
-            multiplier: r.f64("retryMultiplier")?,
-            jitter: r.f64("retryJitter")?,
-        },
-        timeout_ms: r.opt_i64("timeout")?,
-        tags: r.strings("tag")?,
-        key_retention_ms: r.opt_i64("keyRetention")?,
-        flow: Flow {
-            deadline_micros: r.opt_i64("deadline")?,
-            concurrency_key: r.opt_string("concurrencyKey")?,
-            concurrency_limit: r
-                .opt_i64("concurrencyLimit")?
-                .map(|n| {
-                    i32::try_from(n).map_err(|_| {
-                        BridgeError::BadArgument(format!("concurrencyLimit {n} is out of range"))
-                    })
-                })
-                .transpose()?,
-            debounce_ms: r.opt_i64("debounce")?,
-            max_wait_ms: r.opt_i64("maxWait")?,
-            throttle_ms: r.opt_i64("throttle")?,
-        },
-    })
 }
 
 /// `nativeGetJob(client, i64 jobId)` → bool found, then if found: i64 id, text queue, text task,

@@ -2,6 +2,7 @@
 //! twin is `io.flexiq.internal.Codes`. `nativeDescribe` hands these tables (and the list of
 //! natives) to Java, where a test compares them with the Java enums, so the two cannot drift.
 
+use flexiq_core::request::fields;
 use flexiq_core::{NonReplaceable, Outcome, Redrive};
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::native::SIGNATURE;
@@ -102,7 +103,8 @@ pub(crate) fn redrive_outcome(redrive: &Redrive) -> BridgeResult<i32> {
 }
 
 /// `nativeDescribe(0, ∅)` → list of tables (text name, list of (text constant, i32 code)),
-/// then list of natives (text name, text signature).
+/// then list of natives (text name, text signature), then the fields of an enqueue entry as
+/// `nativeEnqueue` reads them (text name, text wire kind), in order.
 pub(crate) fn describe(_: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let tables = [
         ("JobState", JOB_STATES),
@@ -123,6 +125,11 @@ pub(crate) fn describe(_: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     for native in crate::NATIVES {
         w.string(native.name)?;
         w.string(SIGNATURE)?;
+    }
+    w.count(fields::wire_layout().count())?;
+    for (name, wire) in fields::wire_layout() {
+        w.string(name)?;
+        w.string(wire.kind())?;
     }
     Ok(())
 }

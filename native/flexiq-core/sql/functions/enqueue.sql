@@ -27,19 +27,12 @@ DECLARE
     v_unknown text;
     v_mistyped text;
     v_retry jsonb;
-    v_queue text;
     v_run_at timestamptz;
-    v_run_at_micros bigint;
-    v_delay_ms bigint;
-    v_max_attempts integer;
-    v_initial_ms bigint;
-    v_max_ms bigint;
-    v_multiplier double precision;
-    v_jitter double precision;
-    v_timeout_ms bigint;
-    v_retention_ms bigint;
-    v_tags text[];
+    v_tag_list text[];
     v_placed record;
+    -- One per field of the request, named v_<field>; those this function does not set stay
+    -- NULL, as a field added to the request after this API was written.
+    {request_declarations:v_}
     -- 36500 days, the longest duration a job keeps.
     c_max_ms constant bigint := 3153600000000;
 BEGIN
@@ -114,13 +107,13 @@ BEGIN
     v_queue := coalesce(options ->> 'queue', 'default');
     v_delay_ms := (options ->> 'delayMs')::numeric::bigint;
     v_max_attempts := coalesce((options ->> 'maxAttempts')::numeric::integer, 20);
-    v_initial_ms := coalesce((v_retry ->> 'initialMs')::numeric::bigint, 1000);
-    v_max_ms := coalesce((v_retry ->> 'maxMs')::numeric::bigint, 3600000);
-    v_multiplier := coalesce((v_retry ->> 'multiplier')::double precision, 2.0);
-    v_jitter := coalesce((v_retry ->> 'jitter')::double precision, 0.1);
+    v_retry_initial_ms := coalesce((v_retry ->> 'initialMs')::numeric::bigint, 1000);
+    v_retry_max_ms := coalesce((v_retry ->> 'maxMs')::numeric::bigint, 3600000);
+    v_retry_multiplier := coalesce((v_retry ->> 'multiplier')::double precision, 2.0);
+    v_retry_jitter := coalesce((v_retry ->> 'jitter')::double precision, 0.1);
     v_timeout_ms := (options ->> 'timeoutMs')::numeric::bigint;
-    v_retention_ms := (options ->> 'keyRetentionMs')::numeric::bigint;
-    v_tags := ARRAY(SELECT jsonb_array_elements_text(coalesce(options -> 'tags', '[]')));
+    v_key_retention_ms := (options ->> 'keyRetentionMs')::numeric::bigint;
+    v_tag_list := ARRAY(SELECT jsonb_array_elements_text(coalesce(options -> 'tags', '[]')));
     PERFORM {schema}.require(octet_length(task) BETWEEN 1 AND 255, 'task must be 1 to 255 bytes');
     PERFORM {schema}.require(payload IS NOT NULL, 'payload must not be null');
     PERFORM {schema}.require((key_digest IS NULL) = (key_preview IS NULL),
@@ -131,31 +124,29 @@ BEGIN
         'key_preview must be at most 32 characters, and never the whole key');
     PERFORM {schema}.require(octet_length(v_queue) BETWEEN 1 AND 128
         AND octet_length(scope) BETWEEN 1 AND 128
-        AND NOT EXISTS (SELECT 1 FROM unnest(v_tags) t WHERE octet_length(t) NOT BETWEEN 1 AND 128),
+        AND NOT EXISTS (SELECT 1 FROM unnest(v_tag_list) t WHERE octet_length(t) NOT BETWEEN 1 AND 128),
         'queue, scope and each tag must be 1 to 128 bytes');
     PERFORM {schema}.require(v_run_at IS NULL OR v_delay_ms IS NULL, 'runAt and delayMs exclude each other');
     PERFORM {schema}.require(v_max_attempts >= 1, 'maxAttempts must be at least 1');
     PERFORM {schema}.require(coalesce(v_delay_ms, 0) BETWEEN 0 AND c_max_ms
-        AND coalesce(v_retention_ms, 0) BETWEEN 0 AND c_max_ms
+        AND coalesce(v_key_retention_ms, 0) BETWEEN 0 AND c_max_ms
         AND coalesce(v_timeout_ms, 1) BETWEEN 1 AND c_max_ms,
         'delayMs and keyRetentionMs must be 0 to 36500 days, timeoutMs 1 ms to 36500 days');
-    PERFORM {schema}.require(v_initial_ms BETWEEN 0 AND v_max_ms AND v_max_ms <= c_max_ms
-        AND v_multiplier >= 1 AND v_multiplier < 'infinity' AND v_jitter BETWEEN 0 AND 1,
+    PERFORM {schema}.require(v_retry_initial_ms BETWEEN 0 AND v_retry_max_ms AND v_retry_max_ms <= c_max_ms
+        AND v_retry_multiplier >= 1 AND v_retry_multiplier < 'infinity' AND v_retry_jitter BETWEEN 0 AND 1,
         'retryPolicy needs 0 <= initialMs <= maxMs <= 36500 days, multiplier >= 1, jitter 0 to 1');
 
+    v_task := task;
+    v_payload := payload;
+    v_scope := scope;
+    v_key_digest := key_digest;
+    v_key_preview := key_preview;
+    v_priority := coalesce((options ->> 'priority')::numeric::integer, 0);
+    -- Stored as every binding stores tags: sorted by their bytes, each once.
+    v_tags := (SELECT coalesce(jsonb_agg(t ORDER BY t COLLATE "C"), '[]')
+                 FROM (SELECT DISTINCT t FROM unnest(v_tag_list) t) d);
     SELECT e.job_id, e.created, e.conflict INTO v_placed
-      FROM {schema}.enqueue_keyed(
-               ARRAY[payload], ARRAY[v_queue], ARRAY[task],
-               ARRAY[coalesce((options ->> 'priority')::numeric::integer, 0)],
-               ARRAY[v_run_at_micros],
-               ARRAY[v_delay_ms], ARRAY[v_max_attempts], ARRAY[v_initial_ms], ARRAY[v_max_ms],
-               ARRAY[v_multiplier], ARRAY[v_jitter], ARRAY[v_timeout_ms],
-               -- Stored as every binding stores tags: sorted by their bytes, each once.
-               ARRAY[(SELECT coalesce(jsonb_agg(t ORDER BY t COLLATE "C"), '[]')
-                        FROM (SELECT DISTINCT t FROM unnest(v_tags) t) d)],
-               ARRAY[v_retention_ms], ARRAY[NULL::jsonb], ARRAY[NULL::text], ARRAY[NULL::bytea],
-               ARRAY[scope], ARRAY[key_digest],
-               ARRAY[key_preview], ARRAY[1]) e;
+      FROM {schema}.enqueue_keyed({request_args:ARRAY[v_*]}, ARRAY[1]) e;
     -- Announced within the caller's transaction: PostgreSQL delivers it at commit.
     IF v_placed.created AND coalesce(v_run_at, now()) <= now() AND coalesce(v_delay_ms, 0) = 0 THEN
         PERFORM {schema}.announce(ARRAY[v_queue]);

@@ -1,5 +1,6 @@
 -- One debounced or throttled job: p_flow[1] carries debounceMs (with maxWaitMs, optionally) or
--- throttleMs. The arguments are enqueue_one's without p_id_rank (one entry has one rank).
+-- throttleMs. The arguments are the request's fields, one element each (see enqueue_keyed),
+-- and whether a new or replaced job due now is announced here (see insert_jobs.sql).
 --
 -- Returns the job holding the key, whether this call created it, a conflict as enqueue_keyed
 -- returns one, and, for a key that was already held, the decision: 'replaced' (a pending
@@ -15,20 +16,7 @@
 -- SECURITY DEFINER: a replacement updates a job's request and state, which a producer role may
 -- not do to jobs in general (grant_producer.sql); here it can only do so to the pending job
 -- holding its own debounce key. The search path is fixed, as for any such function.
--- Earlier versions took no payload codec; a different parameter list would make a second
--- function (and leave the old one callable).
-DROP FUNCTION IF EXISTS {schema}.enqueue_flow(bytea[], text[], text[], integer[], bigint[],
-    bigint[], integer[], bigint[], bigint[], double precision[], double precision[], bigint[],
-    jsonb[], bigint[], jsonb[], text[], bytea[], text[], boolean);
-
-CREATE OR REPLACE FUNCTION {schema}.enqueue_flow(
-    p_payload bytea[], p_queue text[], p_task text[], p_priority integer[],
-    p_run_at_micros bigint[], p_delay_ms bigint[], p_max_attempts integer[],
-    p_retry_initial_ms bigint[], p_retry_max_ms bigint[], p_retry_multiplier double precision[],
-    p_retry_jitter double precision[], p_timeout_ms bigint[], p_tags jsonb[],
-    p_key_retention_ms bigint[], p_flow jsonb[], p_payload_codec text[],
-    p_payload_digest bytea[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
-    p_announce boolean)
+CREATE OR REPLACE FUNCTION {schema}.enqueue_flow({request_signature}, p_announce boolean)
 RETURNS TABLE (job_id bigint, created boolean, conflict jsonb, decision text)
 -- Sequential scans off: see enqueue_keyed.sql.
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -52,11 +40,7 @@ BEGIN
          WHERE j.key_held AND j.key_scope = p_scope[1] AND j.key_digest = p_key_digest[1]
            FOR UPDATE;
         IF NOT FOUND THEN
-            v_id := {schema}.insert_keyed(p_payload, p_queue, p_task, p_priority,
-                        p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms,
-                        p_retry_max_ms, p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags,
-                        p_key_retention_ms, p_flow, p_payload_codec, p_payload_digest, p_scope,
-                        p_key_digest, p_key_preview, p_announce);
+            v_id := {schema}.insert_keyed({request_args:p_}, p_announce);
             IF v_id IS NOT NULL THEN
                 RETURN QUERY SELECT v_id, true, NULL::jsonb, NULL::text;
                 RETURN;
@@ -97,12 +81,7 @@ BEGIN
                       v_holder.created_at
                           + (v_flow ->> 'maxWaitMs')::bigint * interval '1 millisecond');
         UPDATE {schema}.jobs j
-           SET queue = p_queue[1], task = p_task[1], payload = p_payload[1],
-               payload_codec = p_payload_codec[1], payload_digest = p_payload_digest[1],
-               priority = p_priority[1], max_attempts = p_max_attempts[1],
-               retry_initial_ms = p_retry_initial_ms[1], retry_max_ms = p_retry_max_ms[1],
-               retry_multiplier = p_retry_multiplier[1], retry_jitter = p_retry_jitter[1],
-               timeout_ms = p_timeout_ms[1], tags = p_tags[1], flow = v_flow,
+           SET {stored_assignments:p_*[1]},
                deadline = {schema}.micros_to_timestamptz((v_flow ->> 'deadlineMicros')::bigint),
                concurrency_key = v_flow ->> 'concurrencyKey',
                concurrency_limit = (v_flow ->> 'concurrencyLimit')::integer,
@@ -119,6 +98,4 @@ END
 $$;
 
 -- Only the roles granted as producers (grant_producer.sql) may call it.
-REVOKE EXECUTE ON FUNCTION {schema}.enqueue_flow(bytea[], text[], text[], integer[], bigint[],
-    bigint[], integer[], bigint[], bigint[], double precision[], double precision[], bigint[],
-    jsonb[], bigint[], jsonb[], text[], bytea[], text[], bytea[], text[], boolean) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION {schema}.enqueue_flow({request_types}, boolean) FROM PUBLIC;

@@ -1,34 +1,22 @@
--- Enqueue. A batch arrives as one array per job column, one element per entry; keyed entries
--- also carry their key's scope, digest and preview. A replay is compared on what was asked
--- for: queue, task, payload, priority, runAt or delay, maxAttempts, retry policy, timeout,
--- tags, keyRetention and the flow options (deadline, debounce, throttle).
+-- Enqueue. A batch arrives as one array per field of the request (request/fields.rs in the
+-- core declares them, and fills the {…} lists), one element per entry; keyed entries also
+-- carry their key's scope, digest and preview. A replay is compared on what was asked for:
+-- queue, task, payload, priority, runAt or delay, maxAttempts, retry policy, timeout, tags,
+-- keyRetention and the flow options (deadline, debounce, throttle).
 --
 -- A conflict (a key held for a different request) is returned as data, never raised: the
 -- statement may run in an application's own transaction, which an error would abort, and
 -- PostgreSQL would log every conflict as an ERROR.
 --
--- The functions that enqueue (enqueue_keyed, enqueue_one, enqueue_flow, enqueue) turn
+-- The functions that enqueue (enqueue_keyed, enqueue_flow, enqueue) turn
 -- sequential scans off for their own run, as FlexiQ's own connections do for every statement:
 -- on an application's connection the session's settings are the application's, and a session
 -- that first enqueued while the table was empty planned each lookup of a key's holder as a read
 -- of the whole table (free, then) and kept that plan while the table filled, until the table
 -- was next analyzed. The setting costs each call a few microseconds.
 
--- Earlier versions took no p_flow, then no payload codec; a different parameter list would
--- make a second function.
--- The drop takes the old version's grants with it (roles are granted again after an upgrade).
-DROP FUNCTION IF EXISTS {schema}.enqueue_keyed(bytea[], text[], text[], integer[], bigint[], bigint[], integer[],
-    bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[],
-    text[], bytea[], text[], integer[]);
-DROP FUNCTION IF EXISTS {schema}.place_jobs(bytea[], text[], text[], integer[], bigint[], bigint[], integer[],
-    bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[],
-    text[], bytea[], text[], integer[]);
-DROP FUNCTION IF EXISTS {schema}.enqueue_keyed(bytea[], text[], text[], integer[], bigint[], bigint[], integer[],
-    bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[],
-    jsonb[], text[], bytea[], text[], integer[]);
-DROP FUNCTION IF EXISTS {schema}.place_jobs(bytea[], text[], text[], integer[], bigint[], bigint[], integer[],
-    bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[],
-    jsonb[], text[], bytea[], text[], integer[]);
+-- enqueue_one answered single keyed jobs before this function took them over.
+DROP FUNCTION IF EXISTS {schema}.enqueue_one;
 
 -- Places the entries of a batch in which some carry a key (digest non-NULL). The binding sends
 -- each key once, keyed entries in (scope, digest) order so that racing batches lock alike,
@@ -42,14 +30,7 @@ DROP FUNCTION IF EXISTS {schema}.place_jobs(bytea[], text[], text[], integer[], 
 -- a statement of its own, whose fresh snapshot sees holders committed by racing transactions.
 -- If a holder left (its job finished) or its retention expired in between, the entry is tried
 -- again; the unique index alone decides who wins.
-CREATE OR REPLACE FUNCTION {schema}.place_jobs(
-    p_payload bytea[], p_queue text[], p_task text[], p_priority integer[],
-    p_run_at_micros bigint[], p_delay_ms bigint[], p_max_attempts integer[],
-    p_retry_initial_ms bigint[], p_retry_max_ms bigint[], p_retry_multiplier double precision[],
-    p_retry_jitter double precision[], p_timeout_ms bigint[], p_tags jsonb[],
-    p_key_retention_ms bigint[], p_flow jsonb[], p_payload_codec text[],
-    p_payload_digest bytea[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
-    p_id_rank integer[])
+CREATE OR REPLACE FUNCTION {schema}.place_jobs({request_signature}, p_id_rank integer[])
 RETURNS TABLE (job_id bigint, created boolean, conflict jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -75,13 +56,9 @@ BEGIN
 
         -- Rows come in array order, which is key order.
         WITH inserted AS (
-            INSERT INTO {schema}.jobs
+            INSERT INTO {schema}.jobs ({new_job_columns})
             SELECT n.*
-              FROM {schema}.new_jobs(v_id, p_payload, p_queue, p_task, p_priority,
-                       p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms,
-                       p_retry_max_ms, p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags,
-                       p_key_retention_ms, p_flow, p_payload_codec, p_payload_digest, p_scope,
-                       p_key_digest, p_key_preview) n
+              FROM {schema}.new_jobs(v_id, {request_args:p_}) n
              WHERE v_round = 1 OR n.id IN (SELECT unnest(v_todo))
                 ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING
             RETURNING id
@@ -130,31 +107,17 @@ BEGIN
     -- from talking the planner into a nested loop over the whole batch.)
     SELECT c.* INTO v_conflict
       FROM (SELECT t.ord, j.id
-              FROM unnest(v_id, p_payload, p_queue, p_task, p_priority, p_run_at_micros,
-                          p_delay_ms, p_max_attempts, p_retry_initial_ms, p_retry_max_ms,
-                          p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags,
-                          p_key_retention_ms, p_flow, p_payload_digest)
-                       WITH ORDINALITY AS t(id, payload, queue, task, priority, run_at_micros,
-                                            delay_ms, max_attempts, retry_initial_ms,
-                                            retry_max_ms, retry_multiplier, retry_jitter,
-                                            timeout_ms, tags, key_retention_ms, flow,
-                                            payload_digest, ord)
+              FROM unnest(v_id, {request_args:p_})
+                       WITH ORDINALITY AS t(id, {request_names}, ord)
               JOIN unnest(v_placed[:][1:1], v_placed[:][2:2], v_placed[:][3:3])
                        AS p(entry, id, created) ON p.entry = t.id
               JOIN {schema}.jobs j ON j.id = p.id
              WHERE p.created = 0
-               AND (j.queue, j.task, {schema}.payload_fingerprint(j.payload, j.payload_digest),
-                    j.priority, j.requested_run_at,
-                    j.requested_delay_ms, j.max_attempts, j.retry_initial_ms, j.retry_max_ms,
-                    j.retry_multiplier, j.retry_jitter, j.timeout_ms, j.tags, j.key_retention_ms,
-                    j.flow)
+               AND ({schema}.payload_fingerprint(j.payload, j.payload_digest),
+                    {compared_stored:j.})
                    IS DISTINCT FROM
-                   (t.queue, t.task, {schema}.payload_fingerprint(t.payload, t.payload_digest),
-                    t.priority,
-                    {schema}.micros_to_timestamptz(t.run_at_micros),
-                    t.delay_ms, t.max_attempts, t.retry_initial_ms, t.retry_max_ms,
-                    t.retry_multiplier, t.retry_jitter, t.timeout_ms, t.tags, t.key_retention_ms,
-                    t.flow)
+                   ({schema}.payload_fingerprint(t.payload, t.payload_digest),
+                    {compared_requested:t.})
             OFFSET 0) c
      ORDER BY c.ord
      LIMIT 1;
@@ -179,37 +142,53 @@ $$;
 -- writes nothing and returns only the conflict's row. A batch of one cannot have created a job
 -- when it conflicts; a larger one is placed in a block whose exception undoes what it created
 -- (a subtransaction; the exception is caught, so nothing reaches the caller or the log).
-CREATE OR REPLACE FUNCTION {schema}.enqueue_keyed(
-    p_payload bytea[], p_queue text[], p_task text[], p_priority integer[],
-    p_run_at_micros bigint[], p_delay_ms bigint[], p_max_attempts integer[],
-    p_retry_initial_ms bigint[], p_retry_max_ms bigint[], p_retry_multiplier double precision[],
-    p_retry_jitter double precision[], p_timeout_ms bigint[], p_tags jsonb[],
-    p_key_retention_ms bigint[], p_flow jsonb[], p_payload_codec text[],
-    p_payload_digest bytea[], p_scope text[], p_key_digest bytea[], p_key_preview text[],
-    p_id_rank integer[])
+--
+-- One entry, the common case, is looked up first: PostgreSQL prepares every part of a
+-- statement before running any, an INSERT with its indexes included, even when no row reaches
+-- it, so here a replay (a key held by an equivalent live request) runs only its index lookup,
+-- draws no id and writes nothing, and its commit waits on no disk. A free key is taken by one
+-- INSERT … ON CONFLICT DO NOTHING (insert_keyed); the unique index decides. Whatever else can
+-- happen goes to place_jobs: a holder that asks differently (the conflict comes back as data),
+-- a holder whose retention has closed, and a holder that a racing transaction committed after
+-- the lookup, which ON CONFLICT waits for and place_jobs then reads with a fresh snapshot.
+CREATE OR REPLACE FUNCTION {schema}.enqueue_keyed({request_signature}, p_id_rank integer[])
 RETURNS TABLE (job_id bigint, created boolean, conflict jsonb)
 LANGUAGE plpgsql SET enable_seqscan = off AS $$
 DECLARE
     v_job bigint[];
     v_created boolean[];
     v_conflict jsonb[];
+    v_id bigint;
+    v_usable boolean;
 BEGIN
     IF cardinality(p_id_rank) = 1 THEN
-        RETURN QUERY SELECT * FROM {schema}.place_jobs(p_payload, p_queue, p_task, p_priority,
-            p_run_at_micros, p_delay_ms, p_max_attempts, p_retry_initial_ms, p_retry_max_ms,
-            p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags, p_key_retention_ms, p_flow,
-            p_payload_codec, p_payload_digest, p_scope, p_key_digest, p_key_preview, p_id_rank);
+        SELECT j.id,
+               (j.held_until IS NULL OR j.held_until > now())
+               AND {schema}.payload_fingerprint(j.payload, j.payload_digest)
+                   = {schema}.payload_fingerprint(p_payload[1], p_payload_digest[1])
+               AND ({compared_stored:j.}) IS NOT DISTINCT FROM ({compared_requested:p_*[1]})
+          INTO v_id, v_usable
+          FROM {schema}.jobs j
+         WHERE j.key_held AND j.key_scope = p_scope[1] AND j.key_digest = p_key_digest[1];
+        IF v_usable THEN
+            RETURN QUERY SELECT v_id, false, NULL::jsonb;
+            RETURN;
+        END IF;
+        IF v_id IS NULL THEN
+            v_id := {schema}.insert_keyed({request_args:p_}, false);
+            IF v_id IS NOT NULL THEN
+                RETURN QUERY SELECT v_id, true, NULL::jsonb;
+                RETURN;
+            END IF;
+        END IF;
+        RETURN QUERY SELECT * FROM {schema}.place_jobs({request_args:p_}, p_id_rank);
         RETURN;
     END IF;
     BEGIN
         SELECT array_agg(p.job_id ORDER BY p.ord), array_agg(p.created ORDER BY p.ord),
                array_agg(p.conflict ORDER BY p.ord)
           INTO v_job, v_created, v_conflict
-          FROM {schema}.place_jobs(p_payload, p_queue, p_task, p_priority, p_run_at_micros,
-                   p_delay_ms, p_max_attempts, p_retry_initial_ms, p_retry_max_ms,
-                   p_retry_multiplier, p_retry_jitter, p_timeout_ms, p_tags, p_key_retention_ms,
-                   p_flow, p_payload_codec, p_payload_digest, p_scope, p_key_digest,
-                   p_key_preview, p_id_rank)
+          FROM {schema}.place_jobs({request_args:p_}, p_id_rank)
                WITH ORDINALITY AS p(job_id, created, conflict, ord);
         IF v_conflict[1] IS NOT NULL THEN
             -- Rolls the block back; the variables keep the conflict's row.

@@ -89,7 +89,7 @@ impl Operations {
                 finish_job: s.statement(include_str!("../../sql/finish_job.sql")),
                 purge: s.statement(include_str!("../../sql/purge.sql")),
                 expire_keys: s.statement(include_str!("../../sql/expire_keys.sql")),
-                redrive: s.statement(include_str!("../../sql/redrive.sql")),
+                redrive: s.statement(include_str!("../../sql/redrive_job.sql")),
                 set_rate_limit: s.statement(include_str!("../../sql/set_rate_limit.sql")),
                 remove_rate_limit: s.statement(include_str!("../../sql/remove_rate_limit.sql")),
                 set_grantee: s.statement(include_str!("../../sql/set_grantee.sql")),

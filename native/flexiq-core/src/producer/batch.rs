@@ -6,72 +6,31 @@ use std::collections::HashMap;
 
 use crate::error::Conflict;
 use crate::keys;
-use crate::request::{differing_fields, JobRequest, Schedule};
+use crate::request::fields::{self, Entry};
+use crate::request::{differing_fields, JobRequest};
 use crate::statement::Param;
 
-/// The job columns of some entries, as the statements take them ($1 to $17).
+/// Some entries as the enqueue statements take them: one array per parameter of the request's
+/// fields (see `request::fields`).
 pub(crate) struct Columns<'a> {
-    entries: Vec<&'a JobRequest>,
-    /// JSON arrays, sorted and without repeats.
-    tags: Vec<String>,
-    /// JSON objects, or `None` where no flow option is set.
-    flows: Vec<Option<String>>,
+    entries: Vec<Entry<'a>>,
 }
 
 impl<'a> Columns<'a> {
+    /// The columns of entries without keys.
     pub fn of(entries: impl Iterator<Item = &'a JobRequest>) -> Columns<'a> {
-        let entries: Vec<&JobRequest> = entries.collect();
-        let tags = entries
-            .iter()
-            .map(|r| serde_json::to_string(&r.sorted_tags()).unwrap_or_else(|_| "[]".into()))
-            .collect();
-        let flows = entries.iter().map(|r| r.flow.json()).collect();
         Columns {
-            entries,
-            tags,
-            flows,
+            entries: entries.map(|r| Entry::new(r, None)).collect(),
         }
     }
 
-    /// The columns as the statement's first seventeen parameters.
+    /// The statement's parameters of the request's fields, in order.
     pub fn params(&self) -> Vec<Param<'_>> {
-        let e = &self.entries;
-        let schedule = |r: &JobRequest| match r.schedule {
-            Schedule::Immediate => (None, None),
-            Schedule::At { micros } => (Some(micros), None),
-            Schedule::Delay { millis } => (None, Some(millis)),
-        };
-        vec![
-            Param::Bytea(e.iter().map(|r| Some(r.stored_payload())).collect()),
-            Param::Text(e.iter().map(|r| Some(r.queue.as_str())).collect()),
-            Param::Text(e.iter().map(|r| Some(r.task.as_str())).collect()),
-            Param::Int4(e.iter().map(|r| Some(r.priority)).collect()),
-            Param::Int8(e.iter().map(|r| schedule(r).0).collect()),
-            Param::Int8(e.iter().map(|r| schedule(r).1).collect()),
-            Param::Int4(e.iter().map(|r| Some(r.max_attempts)).collect()),
-            Param::Int8(e.iter().map(|r| Some(r.retry.initial_ms)).collect()),
-            Param::Int8(e.iter().map(|r| Some(r.retry.max_ms)).collect()),
-            Param::Float8(e.iter().map(|r| Some(r.retry.multiplier)).collect()),
-            Param::Float8(e.iter().map(|r| Some(r.retry.jitter)).collect()),
-            Param::Int8(e.iter().map(|r| r.timeout_ms).collect()),
-            Param::Text(self.tags.iter().map(|t| Some(t.as_str())).collect()),
-            Param::Int8(e.iter().map(|r| r.key_retention_ms).collect()),
-            Param::Text(self.flows.iter().map(Option::as_deref).collect()),
-            Param::Text(
-                e.iter()
-                    .map(|r| r.encoded.as_ref().map(|c| c.codec.as_str()))
-                    .collect(),
-            ),
-            Param::Bytea(
-                e.iter()
-                    .map(|r| r.encoded.as_ref().map(|c| c.digest.as_slice()))
-                    .collect(),
-            ),
-        ]
+        fields::params().map(|p| p.column(&self.entries)).collect()
     }
 }
 
-/// A batch with keys, one entry per key, as `enqueue_keyed` takes it.
+/// A batch with keys, one entry per key, as `resolve_keyed.sql` takes it.
 pub(crate) struct KeyedBatch<'a> {
     /// The input index of each entry sent, in the order sent: keyed entries by scope and
     /// digest (so that racing batches take their keys in the same order), then unkeyed ones.
@@ -80,8 +39,6 @@ pub(crate) struct KeyedBatch<'a> {
     /// own, unless an earlier entry used the same key).
     pub resolves_to: Vec<usize>,
     columns: Columns<'a>,
-    pub digests: Vec<Option<Vec<u8>>>,
-    previews: Vec<Option<String>>,
     /// For each entry sent, its rank in input order (from 1): new jobs take ids in that order.
     pub id_ranks: Vec<i32>,
 }
@@ -130,39 +87,32 @@ impl<'a> KeyedBatch<'a> {
         }
         Ok(KeyedBatch {
             resolves_to: first.iter().map(|&f| position[f]).collect(),
-            columns: Columns::of(sent.iter().map(|&i| &entries[i])),
-            previews: sent
-                .iter()
-                .map(|&i| entries[i].key.as_deref().map(keys::preview))
-                .collect(),
+            columns: Columns {
+                entries: sent
+                    .iter()
+                    .map(|&i| Entry::new(&entries[i], digests[i].clone()))
+                    .collect(),
+            },
             id_ranks: sent.iter().map(|i| id_rank[i]).collect(),
-            digests: sent.iter().map(|&i| digests[i].clone()).collect(),
             sent,
         })
     }
 
-    /// The parameters of `enqueue_keyed`: the job columns, then each key's scope, digest and
-    /// preview, and each entry's rank (unless `ranked` is false: a single debounced or throttled
-    /// job has none).
+    /// The parameters of the request's fields, then each entry's rank (unless `ranked` is
+    /// false: `insert_jobs.sql` and a debounced or throttled job take none).
     pub fn params(&self, ranked: bool) -> Vec<Param<'_>> {
         let mut params = self.columns.params();
-        params.extend([
-            Param::Text(
-                self.columns
-                    .entries
-                    .iter()
-                    .map(|r| Some(r.scope.as_str()))
-                    .collect(),
-            ),
-            Param::Bytea(self.digests.iter().map(Option::as_deref).collect()),
-            Param::Text(self.previews.iter().map(Option::as_deref).collect()),
-        ]);
         if ranked {
             params.push(Param::Int4(
                 self.id_ranks.iter().map(|&r| Some(r)).collect(),
             ));
         }
         params
+    }
+
+    /// The digest of each entry sent, `None` for those without a key.
+    pub fn digests(&self) -> impl Iterator<Item = Option<&[u8]>> + '_ {
+        self.columns.entries.iter().map(|e| e.key_digest.as_deref())
     }
 }
 
@@ -193,7 +143,7 @@ mod tests {
     fn keys_are_sent_in_digest_order_and_ids_follow_input_order() {
         let entries: Vec<JobRequest> = (0..20).map(|k| keyed(&format!("k{k}"), "{}")).collect();
         let batch = KeyedBatch::group(&entries).expect("no conflict");
-        let sent_digests: Vec<&Vec<u8>> = batch.digests.iter().flatten().collect();
+        let sent_digests: Vec<&[u8]> = batch.digests().flatten().collect();
         assert!(sent_digests.windows(2).all(|w| w[0] < w[1]));
         for (p, &i) in batch.sent.iter().enumerate() {
             assert_eq!(batch.id_ranks[p], i as i32 + 1);

@@ -1,9 +1,10 @@
 //! The statements that single enqueues go out in (the `lanes` module decides which calls go
 //! together): a call alone, a batch of calls, and a replay answered by a read.
 //!
-//! A batch with keys goes out as a plain insert of the calls whose key is free
-//! (`insert_calls.sql`), the statement most calls need; the calls it leaves, whose key is held,
-//! go on together to `enqueue_calls.sql`, which answers replays.
+//! Calls with keys go out first as a plain insert of those whose key is free (`insert_jobs.sql`
+//! with its conflict clause), the statement most calls need; the calls it leaves, whose key is
+//! held, go on together to `resolve_keyed.sql`, which answers replays. Calls without keys go
+//! out as the plain insert alone.
 
 use std::collections::HashMap;
 
@@ -16,7 +17,7 @@ use super::{Announce, Producer};
 use crate::error::{Error, Result};
 use crate::pool::Repeat;
 use crate::request::JobRequest;
-use crate::statement::{self, Binding};
+use crate::statement::{self, Binding, Param};
 
 impl Sender for Producer {
     async fn alone(&self, request: &JobRequest, announce: Announce) -> Result<Enqueued> {
@@ -34,7 +35,7 @@ impl Producer {
     pub(crate) async fn enqueue_grouped(&self, request: &JobRequest) -> Result<Enqueued> {
         // A bad request fails here, alone, rather than failing a batch.
         request.validate()?;
-        // enqueue_calls.sql replays or inserts; a debounce or throttle decides in its own statement.
+        // A debounce or throttle decides in a statement of its own.
         if request.flow.collapses() {
             return self.enqueue_alone(request, Announce::AfterCommit).await;
         }
@@ -59,7 +60,7 @@ impl Producer {
     /// call is anything but a replay of a live holder.
     async fn replay_of(&self, request: &JobRequest) -> Result<Option<i64>> {
         let keyed = KeyedBatch::group(std::slice::from_ref(request)).map_err(Error::Conflict)?;
-        let params = keyed.params(true);
+        let params = keyed.params(false);
         let row = self
             .pool
             .run(Repeat::Safe, async |c| {
@@ -123,14 +124,15 @@ impl Producer {
     }
 
     /// The calls of a batch of which some carry a key: each call's job, or `None` for a call
-    /// left to go again alone. `insert_calls.sql` inserts every entry whose key is free;
-    /// `enqueue_calls.sql` answers the others (replays, conflicts, keys taken meanwhile). Two
-    /// calls with one key and equivalent requests resolve to one job, which the first of them
-    /// created.
+    /// left to go again alone. `insert_jobs.sql` inserts every entry whose key is free;
+    /// `resolve_keyed.sql` answers the others (replays, keys taken meanwhile, holders whose
+    /// retention has closed) together, or leaves them all to go again alone when one of them
+    /// conflicts. Two calls with one key and equivalent requests resolve to one job, which the
+    /// first of them created.
     async fn enqueue_calls(&self, batch: &[JobRequest]) -> Result<Vec<Option<Enqueued>>> {
         let keyed = KeyedBatch::group(batch).map_err(Error::Conflict)?;
         let mut rows: Vec<(Option<i64>, bool)> = self
-            .insert_calls(batch, &keyed)
+            .insert_free_keys(batch, &keyed, Announce::AfterCommit)
             .await?
             .into_iter()
             .map(|id| (id, id.is_some()))
@@ -141,9 +143,9 @@ impl Producer {
                 left.iter().map(|&p| batch[keyed.sent[p]].clone()).collect();
             // The first statement has committed its jobs; every entry it left has a key, so on
             // an error here each goes again alone and gets its own answer.
-            if let Ok(found) = self.resolve_calls(&requests).await {
-                for (&p, row) in left.iter().zip(found) {
-                    rows[p] = row;
+            if let Ok(found) = self.resolve(&requests).await {
+                for (&p, job) in left.iter().zip(found) {
+                    rows[p] = (Some(job.job_id), job.outcome == Outcome::Accepted);
                 }
             }
         }
@@ -171,32 +173,31 @@ impl Producer {
         Ok(answers)
     }
 
-    /// `insert_calls.sql`: for each entry sent, the job it created, or `None` when its key
-    /// was held.
-    async fn insert_calls(
+    /// `insert_jobs.sql` with its conflict clause: for each entry sent, the job it created, or
+    /// `None` when its key was held. New jobs due now are announced within the statement when
+    /// `announce` says so.
+    async fn insert_free_keys(
         &self,
         batch: &[JobRequest],
         keyed: &KeyedBatch<'_>,
+        announce: Announce,
     ) -> Result<Vec<Option<i64>>> {
+        let mut params = keyed.params(false);
+        params.push(Param::Bool(vec![Some(announce == Announce::Within)]));
         let rows = self
-            .enqueue_rows(
-                &self.sql.insert_calls,
-                &keyed.params(false),
-                repeat_for(batch),
-            )
+            .enqueue_rows(&self.sql.insert_free_keys, &params, repeat_for(batch))
             .await?;
         let position: HashMap<(&str, &[u8]), usize> = keyed
-            .digests
-            .iter()
+            .digests()
             .enumerate()
-            .filter_map(|(p, d)| Some(((batch[keyed.sent[p]].scope.as_str(), d.as_deref()?), p)))
+            .filter_map(|(p, d)| Some(((batch[keyed.sent[p]].scope.as_str(), d?), p)))
             .collect();
         let mut placed = vec![None; keyed.sent.len()];
         let mut unkeyed = Vec::new();
         for row in &rows {
             let id: i64 = row.try_get(0)?;
-            let scope: Option<String> = row.try_get(1)?;
-            let digest: Option<Vec<u8>> = row.try_get(2)?;
+            let scope: Option<String> = row.try_get(4)?;
+            let digest: Option<Vec<u8>> = row.try_get(5)?;
             match (scope, digest) {
                 (Some(scope), Some(digest)) => {
                     let p = position
@@ -204,7 +205,7 @@ impl Producer {
                         .ok_or_else(|| {
                             Error::Storage(
                                 "enqueue returned a job for a key it was not sent; is the schema \
-                             migrated to this version of FlexiQ?"
+                                 migrated to this version of FlexiQ?"
                                     .into(),
                             )
                         })?;
@@ -215,35 +216,13 @@ impl Producer {
         }
         // Ids are drawn in the order sent, where entries without a key come last.
         unkeyed.sort_unstable();
-        let without_key = (0..placed.len()).filter(|&p| keyed.digests[p].is_none());
+        let without_key = keyed
+            .digests()
+            .enumerate()
+            .filter_map(|(p, d)| d.is_none().then_some(p));
         for (p, id) in without_key.zip(unkeyed) {
             placed[p] = Some(id);
         }
         Ok(placed)
-    }
-
-    /// `enqueue_calls.sql` for entries with distinct keys: for each, its job (or `None` when
-    /// it is left to go again alone) and whether this statement created it.
-    async fn resolve_calls(&self, entries: &[JobRequest]) -> Result<Vec<(Option<i64>, bool)>> {
-        let keyed = KeyedBatch::group(entries).map_err(Error::Conflict)?;
-        let rows = self
-            .enqueue_rows(
-                &self.sql.enqueue_calls,
-                &keyed.params(true),
-                repeat_for(entries),
-            )
-            .await?
-            .iter()
-            .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
-            .collect::<sqlx::Result<Vec<(Option<i64>, bool)>>>()?;
-        if rows.len() != keyed.sent.len() {
-            return Err(Error::Storage(format!(
-                "enqueue returned {} rows for {} entries; is the schema migrated to this version \
-                 of FlexiQ?",
-                rows.len(),
-                keyed.sent.len()
-            )));
-        }
-        Ok(keyed.resolves_to.iter().map(|&p| rows[p]).collect())
     }
 }

@@ -1,9 +1,12 @@
-//! The producer: enqueue, single and bulk. Every call is one statement: a plain bulk insert
-//! when no entry carries a key, plain SQL for one keyed job, the `enqueue_keyed` function for a
-//! batch with keys. The statement is prepared without the database ([`PreparedEnqueue::new`],
-//! in `prepared`), so that a binding can also run it on a connection of its own, inside the
-//! application's transaction, and hand the rows back to be resolved exactly as the core's own
-//! run resolves them.
+//! The producer: enqueue, single and bulk. An enqueue goes out as one of three statements
+//! ([`Route`]): a plain insert (`insert_jobs.sql`), the `enqueue_keyed` function for entries
+//! with keys (`resolve_keyed.sql`), or the `enqueue_flow` function for a debounced or
+//! throttled job (`collapse_job.sql`). Single keyed calls sent together try the plain insert
+//! first, which takes free keys, and go on to `resolve_keyed.sql` only for the keys that were
+//! held (`calls`). The statement is prepared without the database ([`PreparedEnqueue::new`], in `prepared`), so
+//! that a binding can also run it on a connection of its own, inside the application's
+//! transaction, and hand the rows back to be resolved exactly as the core's own run resolves
+//! them.
 //!
 //! On the client's own connections the statement commits alone (concurrent single enqueues may
 //! share one: `lanes` schedules them, `calls` sends them), and the queues of its new jobs are
@@ -31,7 +34,7 @@ use announcer::Announcer;
 use lanes::Lanes;
 use prepared::repeat_for;
 pub use prepared::{
-    EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue, Plan, PreparedEnqueue,
+    EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue, Plan, PreparedEnqueue, Route,
 };
 
 /// SQLSTATE of a deadlock, which concurrent batches with overlapping keys can still meet.
@@ -49,51 +52,49 @@ pub struct Producer {
 
 /// The producer's statements, with the schema filled in once.
 struct Statements {
-    /// The enqueue statements as FlexiQ's own connections run them: new jobs are announced
-    /// after the commit (`announcer`).
-    enqueue: EnqueueStatements,
-    /// The same, announcing new jobs within the statement, for a single enqueue that no other
-    /// overlaps (`lanes`): its wake-up goes out with its commit, one round trip sooner.
-    enqueue_announcing: EnqueueStatements,
-    /// The same for a binding to run in the application's transaction, with JDBC's `?`
-    /// placeholders: new jobs are announced within the statement, delivered at the commit.
-    enqueue_in_transaction: EnqueueStatements,
-    /// The single enqueues of several callers, each entry standing alone (`calls`): those
-    /// whose key is free, then the others.
-    insert_calls: String,
-    enqueue_calls: String,
+    /// `insert_jobs.sql` as a plain insert, for entries without keys.
+    insert: String,
+    /// `insert_jobs.sql` inserting only the entries whose key is free: the first statement of
+    /// keyed calls sent together (`calls`).
+    insert_free_keys: String,
+    resolve: String,
+    collapse: String,
     /// A keyed call answered by a read while calls keep replaying (`calls`).
     replay_one: String,
+    /// `insert`, `resolve` and `collapse` with JDBC's `?` placeholders, for a binding to run in
+    /// the application's transaction.
+    in_transaction: [String; 3],
 }
 
-/// The enqueue statements: a batch without keys, a batch with keys, one keyed job, one
-/// debounced or throttled job.
-pub(crate) struct EnqueueStatements {
-    pub insert_unkeyed: String,
-    pub enqueue_keyed: String,
-    pub enqueue_one_keyed: String,
-    pub enqueue_flow: String,
-}
-
-impl EnqueueStatements {
-    /// `announce`: whether new jobs are announced within the statement; `jdbc`: with JDBC's `?`
-    /// placeholders.
-    fn for_schema(s: &Schema, announce: bool, jdbc: bool) -> EnqueueStatements {
-        let text = |template: &str| {
-            let sql = s
-                .statement(template)
-                .replace("{announce}", if announce { "true" } else { "false" });
-            if jdbc {
-                statement::positional(&sql)
-            } else {
-                sql
-            }
+impl Statements {
+    fn for_schema(s: &Schema) -> Statements {
+        let insert = |on_conflict: &str| {
+            let template = include_str!("../../sql/insert_jobs.sql");
+            s.statement(&template.replace("{on_conflict}", on_conflict))
         };
-        EnqueueStatements {
-            insert_unkeyed: text(include_str!("../../sql/insert_unkeyed.sql")),
-            enqueue_keyed: text(include_str!("../../sql/enqueue_keyed.sql")),
-            enqueue_one_keyed: text(include_str!("../../sql/enqueue_one_keyed.sql")),
-            enqueue_flow: text(include_str!("../../sql/enqueue_flow.sql")),
+        let statements = Statements {
+            insert: insert(""),
+            insert_free_keys: insert(
+                "ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING",
+            ),
+            resolve: s.statement(include_str!("../../sql/resolve_keyed.sql")),
+            collapse: s.statement(include_str!("../../sql/collapse_job.sql")),
+            replay_one: s.statement(include_str!("../../sql/replay_one.sql")),
+            in_transaction: Default::default(),
+        };
+        Statements {
+            in_transaction: [Route::Insert, Route::Resolve, Route::Collapse]
+                .map(|route| statement::positional(statements.route(route))),
+            ..statements
+        }
+    }
+
+    /// The text of a route's statement.
+    fn route(&self, route: Route) -> &str {
+        match route {
+            Route::Insert => &self.insert,
+            Route::Resolve => &self.resolve,
+            Route::Collapse => &self.collapse,
         }
     }
 }
@@ -103,17 +104,10 @@ impl Producer {
         Producer {
             announcer: Arc::new(Announcer::new(
                 Arc::clone(&pool),
-                schema.statement(include_str!("../../sql/announce.sql")),
+                schema.statement(include_str!("../../sql/announce_queues.sql")),
             )),
             lanes: Lanes::new(pool_size),
-            sql: Statements {
-                enqueue: EnqueueStatements::for_schema(schema, false, false),
-                enqueue_announcing: EnqueueStatements::for_schema(schema, true, false),
-                enqueue_in_transaction: EnqueueStatements::for_schema(schema, true, true),
-                enqueue_calls: schema.statement(include_str!("../../sql/enqueue_calls.sql")),
-                insert_calls: schema.statement(include_str!("../../sql/insert_calls.sql")),
-                replay_one: schema.statement(include_str!("../../sql/replay_one.sql")),
-            },
+            sql: Statements::for_schema(schema),
             pool,
         }
     }
@@ -127,7 +121,7 @@ impl Producer {
     }
 
     /// Enqueues a batch; the result has one entry per request, in input order. A conflict in any
-    /// entry fails the whole batch, and nothing is written. A batch of one is [`Client::enqueue`].
+    /// entry fails the whole batch, and nothing is written. A batch of one is [`Producer::enqueue`].
     pub async fn enqueue_many(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
         match requests {
             [one] => Ok(vec![self.enqueue_grouped(one).await?]),
@@ -146,30 +140,42 @@ impl Producer {
         announce: Announce,
     ) -> Result<Vec<Enqueued>> {
         let prepared = PreparedEnqueue::new(requests)?;
-        let statements = match announce {
-            Announce::AfterCommit => &self.sql.enqueue,
-            Announce::Within => &self.sql.enqueue_announcing,
-        };
-        let Some(sql) = statements.choose(&prepared) else {
-            return Ok(Vec::new());
-        };
         let rows = self
-            .enqueue_rows(sql, &prepared.params(), repeat_for(requests))
-            .await?
-            .iter()
-            .map(|row| {
-                Ok(EnqueueRow {
-                    job_id: row.try_get(0)?,
-                    created: row.try_get(1)?,
-                    conflict: row.try_get(2)?,
-                    decision: row.try_get(3)?,
-                })
-            })
-            .collect::<sqlx::Result<Vec<_>>>()?;
+            .statement_rows(&prepared, announce == Announce::Within)
+            .await?;
         if announce == Announce::AfterCommit && rows.iter().any(|r| r.created) {
             self.announcer.announce(prepared.due_queues());
         }
         prepared.resolve(&rows)
+    }
+
+    /// Enqueues `requests`, which all carry a key, through `resolve_keyed.sql`, announcing
+    /// nothing: the caller announces what they made.
+    pub(crate) async fn resolve(&self, requests: &[JobRequest]) -> Result<Vec<Enqueued>> {
+        let prepared = PreparedEnqueue::new(requests)?;
+        prepared.resolve(&self.statement_rows(&prepared, false).await?)
+    }
+
+    /// The rows of a prepared enqueue's statement; `within`: whether the statement announces its
+    /// new jobs due now itself.
+    async fn statement_rows(
+        &self,
+        prepared: &PreparedEnqueue<'_>,
+        within: bool,
+    ) -> Result<Vec<EnqueueRow>> {
+        let Some(route) = prepared.route() else {
+            return Ok(Vec::new());
+        };
+        Ok(self
+            .enqueue_rows(
+                self.sql.route(route),
+                &prepared.params(within),
+                repeat_for(prepared.requests()),
+            )
+            .await?
+            .iter()
+            .map(enqueue_row)
+            .collect::<sqlx::Result<Vec<_>>>()?)
     }
 
     /// The rows of an enqueue statement run on a pool connection. A statement that lost a
@@ -203,17 +209,33 @@ impl Producer {
         }
     }
 
-    /// The text of a prepared enqueue's statement; `None` when there is nothing to send.
-    /// `in_transaction`: for a binding to run in the application's transaction, with JDBC's `?`
-    /// placeholders; the statement then announces its new jobs itself, and PostgreSQL
-    /// delivers the announcement when the application commits.
-    pub fn statement(&self, prepared: &PreparedEnqueue<'_>, in_transaction: bool) -> Option<&str> {
-        if in_transaction {
-            self.sql.enqueue_in_transaction.choose(prepared)
-        } else {
-            self.sql.enqueue.choose(prepared)
-        }
+    /// The text of a prepared enqueue's statement for a binding to run in the application's
+    /// transaction, with JDBC's `?` placeholders, and its parameters: the statement announces
+    /// its new jobs itself, and PostgreSQL delivers the announcement when the application
+    /// commits. `None` when there is nothing to send.
+    pub fn in_transaction<'p>(
+        &self,
+        prepared: &'p PreparedEnqueue<'_>,
+    ) -> Option<(&str, Vec<Param<'p>>)> {
+        let route = prepared.route()?;
+        let [insert, resolve, collapse] = &self.sql.in_transaction;
+        let sql = match route {
+            Route::Insert => insert,
+            Route::Resolve => resolve,
+            Route::Collapse => collapse,
+        };
+        Some((sql, prepared.params(true)))
     }
+}
+
+/// The first four columns of a row of an enqueue statement, which every one returns.
+fn enqueue_row(row: &PgRow) -> sqlx::Result<EnqueueRow> {
+    Ok(EnqueueRow {
+        job_id: row.try_get(0)?,
+        created: row.try_get(1)?,
+        conflict: row.try_get(2)?,
+        decision: row.try_get(3)?,
+    })
 }
 
 /// When the new jobs of an enqueue on FlexiQ's own connections are announced to idle workers.

@@ -8,11 +8,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::batch::{Columns, KeyedBatch};
-use super::EnqueueStatements;
 use crate::error::{Conflict, Error, Result};
 use crate::keys;
 use crate::pool::Repeat;
-use crate::request::{differing_fields, JobRequest};
+use crate::request::{differing_fields, fields, JobRequest};
 use crate::statement::Param;
 use crate::validate;
 
@@ -121,25 +120,26 @@ impl PendingEnqueue {
         PendingEnqueue { requests, plan }
     }
 
+    /// The entries.
+    pub fn requests(&self) -> &[JobRequest] {
+        &self.requests
+    }
+
     /// Each entry's job, from the statement's rows, as [`PreparedEnqueue::resolve`].
     pub fn resolve(&self, rows: &[EnqueueRow]) -> Result<Vec<Enqueued>> {
         resolve(&self.requests, &self.plan, rows)
     }
 }
 
-impl EnqueueStatements {
-    /// The statement for a prepared enqueue; `None` when there is nothing to send.
-    pub(crate) fn choose(&self, prepared: &PreparedEnqueue<'_>) -> Option<&str> {
-        match (&prepared.shape, &prepared.plan.0) {
-            (Shape::Empty, _) => None,
-            (Shape::Unkeyed(_), _) => Some(&self.insert_unkeyed),
-            (Shape::Keyed(_), _) if prepared.collapses() => Some(&self.enqueue_flow),
-            (Shape::Keyed(_), PlanKind::Keyed { sent, .. }) if sent.len() == 1 => {
-                Some(&self.enqueue_one_keyed)
-            }
-            (Shape::Keyed(_), _) => Some(&self.enqueue_keyed),
-        }
-    }
+/// Which statement an enqueue goes out as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// `insert_jobs.sql`, without keys: a plain insert.
+    Insert,
+    /// `resolve_keyed.sql`: entries with keys, whatever their keys' state.
+    Resolve,
+    /// `collapse_job.sql`: one debounced or throttled job.
+    Collapse,
 }
 
 enum Shape<'a> {
@@ -150,7 +150,7 @@ enum Shape<'a> {
 
 impl<'a> PreparedEnqueue<'a> {
     /// Checks and groups an enqueue without touching the database. Fails as
-    /// [`Client::enqueue_many`] would before sending anything: an invalid request, or a key
+    /// [`Producer::enqueue_many`](super::Producer::enqueue_many) would before sending anything: an invalid request, or a key
     /// used twice in the batch for different requests.
     pub fn new(requests: &'a [JobRequest]) -> Result<PreparedEnqueue<'a>> {
         for (i, r) in requests.iter().enumerate() {
@@ -190,18 +190,53 @@ impl<'a> PreparedEnqueue<'a> {
         })
     }
 
+    /// The entries.
+    pub fn requests(&self) -> &'a [JobRequest] {
+        self.requests
+    }
+
     /// How the rows will map back to the entries, for a [`PendingEnqueue`].
     pub fn into_plan(self) -> Plan {
         self.plan
     }
 
-    /// The statement's parameters, in order.
-    pub fn params(&self) -> Vec<Param<'_>> {
+    /// The statement to send; `None` when there is nothing to send.
+    pub fn route(&self) -> Option<Route> {
         match &self.shape {
-            Shape::Empty => Vec::new(),
-            Shape::Unkeyed(columns) => columns.params(),
-            Shape::Keyed(batch) => batch.params(!self.collapses()),
+            Shape::Empty => None,
+            Shape::Unkeyed(_) => Some(Route::Insert),
+            Shape::Keyed(_) if self.collapses() => Some(Route::Collapse),
+            Shape::Keyed(_) => Some(Route::Resolve),
         }
+    }
+
+    /// The statement's parameters, in order; `announce`: whether the statement announces the
+    /// queues of its new jobs due now itself.
+    pub fn params(&self, announce: bool) -> Vec<Param<'_>> {
+        let mut params = match &self.shape {
+            Shape::Empty => return Vec::new(),
+            Shape::Unkeyed(columns) => columns.params(),
+            Shape::Keyed(batch) => batch.params(self.ranked()),
+        };
+        params.push(Param::Bool(vec![Some(announce)]));
+        params
+    }
+
+    /// The names of the statement's parameters, in order.
+    pub fn param_names(&self) -> Vec<&'static str> {
+        if matches!(self.shape, Shape::Empty) {
+            return Vec::new();
+        }
+        fields::params()
+            .map(|p| p.name)
+            .chain(self.ranked().then_some("id_rank"))
+            .chain(["announce"])
+            .collect()
+    }
+
+    /// Whether the statement takes each entry's rank: `resolve_keyed.sql` does.
+    fn ranked(&self) -> bool {
+        self.route() == Some(Route::Resolve)
     }
 
     /// Whether this is one debounced or throttled job, which `enqueue_flow` takes.

@@ -453,7 +453,7 @@ async fn each_bulk_call_is_one_statement() {
 }
 
 /// A notification takes a transaction id, so the announcement's commit writes a record; it
-/// does not wait for that record's flush (announce.sql says why), and leaves the session as it
+/// does not wait for that record's flush (announce_queues.sql says why), and leaves the session as it
 /// was, so that the enqueues that follow on the connection still commit durably.
 #[tokio::test]
 async fn an_announcement_commits_without_waiting_for_its_flush_and_leaves_the_session_as_it_was() {
@@ -461,7 +461,7 @@ async fn an_announcement_commits_without_waiting_for_its_flush_and_leaves_the_se
 
     let client = common::client().await;
     let mut c = common::durable_session().await;
-    let sql = include_str!("../../sql/announce.sql").replace("{schema}", client.schema());
+    let sql = include_str!("../../sql/announce_queues.sql").replace("{schema}", client.schema());
     let mut tx = c.begin().await.expect("begin");
     let announced: i32 = sqlx::query_scalar(&sql)
         .bind(vec!["default"])

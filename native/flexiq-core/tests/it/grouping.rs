@@ -289,19 +289,22 @@ async fn replays_in_a_row_are_answered_by_reads_until_a_call_creates_a_job() {
 
     // Creating a job ended the streak: calls that create jobs are not read first, and four
     // callers at once share statements again.
-    let (reads, shared) = (
-        replay_reads(&client).await,
-        common::shared_statements(&client).await,
-    );
+    let (reads, sent) = (replay_reads(&client).await, common::enqueues(&client).await);
     let created = common::burst(&client, 4, 50, |t, c| format!("new-{t}-{c}")).await;
     assert!(created.iter().all(|r| r.outcome == Outcome::Accepted));
     assert_eq!(replay_reads(&client).await - reads, 0);
-    assert!(common::shared_statements(&client).await - shared > 0);
+    let statements = common::enqueues(&client).await - sent;
+    assert!(statements < 200, "{statements} statements for 200 calls");
 }
 
 /// Replays answered by a read alone so far.
 async fn replay_reads(client: &flexiq_core::Client) -> i64 {
-    common::statements_like(client, "%FROM {schema}.jobs j%j.key_scope = $18::text AND%").await
+    let scope = flexiq_core::request::sql::expand("{param:scope}");
+    common::statements_like(
+        client,
+        &format!("%FROM {{schema}}.jobs j%j.key_scope = {scope}::text AND%"),
+    )
+    .await
 }
 
 /// The first statement of a shared batch inserts the entries whose key is free and returns
@@ -313,35 +316,50 @@ async fn the_first_statement_inserts_the_free_keys_and_leaves_a_held_one_out() {
     let mut c = sqlx::PgConnection::connect(&common::server().url())
         .await
         .expect("connect");
-    let sql = include_str!("../../sql/insert_calls.sql").replace("{schema}", schema);
-    c.execute(format!("PREPARE first_try {} AS {sql}", crate::plans::ENQUEUE_TYPES).as_str())
-        .await
-        .expect("prepare");
-    let run = |args: String| format!("EXECUTE first_try {args}");
+    let sql = flexiq_core::request::sql::expand(include_str!("../../sql/insert_jobs.sql"))
+        .replace(
+            "{on_conflict}",
+            "ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING",
+        )
+        .replace("{schema}", schema);
+    let (types, _) = crate::plans::arrays(&[]);
+    c.execute(
+        format!(
+            "PREPARE first_try ({}, boolean[]) AS {sql}",
+            types.join(", ")
+        )
+        .as_str(),
+    )
+    .await
+    .expect("prepare");
+    type Row = (i64, bool, Option<String>, Option<String>, String, Vec<u8>);
+    let run = |digests: &[&str]| {
+        let (_, args) = crate::plans::arrays(digests);
+        format!("EXECUTE first_try ({}, ARRAY[false])", args.join(", "))
+    };
 
     // Keys \x01 and \x02, both free.
-    let both: Vec<(i64, String, Vec<u8>)> = sqlx::query_as(&run(crate::plans::ENQUEUE_ARGS.into()))
+    let both: Vec<Row> = sqlx::query_as(&run(&["'\\x01'", "'\\x02'"]))
         .fetch_all(&mut c)
         .await
         .expect("first try");
     assert_eq!(
-        both.iter().map(|(_, _, d)| d.clone()).collect::<Vec<_>>(),
+        both.iter().map(|r| r.5.clone()).collect::<Vec<_>>(),
         [vec![1u8], vec![2u8]]
     );
+    assert!(both.iter().all(|r| r.1), "created: {both:?}");
     assert!(
         both[0].0 < both[1].0,
         "ids drawn in the order sent: {both:?}"
     );
 
     // \x01 is held now, \x03 is free: only \x03 comes back, with an id drawn after both.
-    let args = crate::plans::ENQUEUE_ARGS.replace("'\\x02'", "'\\x03'");
-    assert_ne!(args, crate::plans::ENQUEUE_ARGS);
-    let rows: Vec<(i64, String, Vec<u8>)> = sqlx::query_as(&run(args))
+    let rows: Vec<Row> = sqlx::query_as(&run(&["'\\x01'", "'\\x03'"]))
         .fetch_all(&mut c)
         .await
         .expect("second try");
     assert_eq!(rows.len(), 1, "{rows:?}");
-    assert_eq!(rows[0].2, vec![3u8]);
+    assert_eq!(rows[0].5, vec![3u8]);
     assert!(rows[0].0 > both[1].0, "{rows:?} after {both:?}");
     let holder: i64 = sqlx::query_scalar(&format!(
         "SELECT id FROM {schema}.jobs WHERE key_held AND key_digest = '\\x01'"
@@ -386,9 +404,10 @@ async fn a_lone_enqueue_announces_with_its_commit_and_shared_ones_after_it() {
     }
     assert_eq!(announcements_after_commit(&client).await - before, 0);
 
-    let shared = common::shared_statements(&client).await;
+    let sent = common::enqueues(&client).await;
     common::burst(&client, 8, 20, |t, c| format!("together-{t}-{c}")).await;
-    assert!(common::shared_statements(&client).await - shared > 0);
+    let statements = common::enqueues(&client).await - sent;
+    assert!(statements < 160, "{statements} statements for 160 calls");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while announcements_after_commit(&client).await == before {
         assert!(

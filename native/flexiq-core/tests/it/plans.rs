@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use flexiq_core::request::fields;
 use flexiq_core::Client;
 use serde_json::Value;
 use sqlx::{Connection, Executor, PgConnection, Row};
@@ -19,9 +20,9 @@ const RUNNING_ONLY: [&str; 3] = ["jobs_leases", "jobs_claims", "jobs_concurrency
 /// A hot statement: its file, its parameter types, and values to explain it with.
 struct Statement {
     name: &'static str,
-    sql: &'static str,
-    types: &'static str,
-    args: &'static str,
+    sql: String,
+    types: String,
+    args: String,
     /// Names its jobs by id: must not read the lease index.
     by_id: bool,
 }
@@ -30,9 +31,9 @@ macro_rules! statement {
     ($name:literal, $types:literal, $args:literal, $by_id:literal) => {
         Statement {
             name: $name,
-            sql: include_str!(concat!("../../sql/", $name, ".sql")),
-            types: $types,
-            args: $args,
+            sql: include_str!(concat!("../../sql/", $name, ".sql")).into(),
+            types: $types.into(),
+            args: $args.into(),
             by_id: $by_id,
         }
     };
@@ -40,90 +41,123 @@ macro_rules! statement {
 
 const IDS: &str = "ARRAY[1, 2, 3]::bigint[], ARRAY[1, 1, 1]";
 
-/// The parameters of the keyed enqueue statements, and two entries for them.
-pub const ENQUEUE_TYPES: &str =
-    "(bytea[], text[], text[], integer[], bigint[], bigint[], integer[], \
-    bigint[], bigint[], double precision[], double precision[], bigint[], jsonb[], bigint[], \
-    jsonb[], text[], bytea[], text[], bytea[], text[], integer[])";
-pub const ENQUEUE_ARGS: &str =
-    "(ARRAY['\\x7b7d', '\\x7b7d']::bytea[], ARRAY['default', 'default'], \
-    ARRAY['t', 't'], ARRAY[0, 0], ARRAY[NULL, NULL]::bigint[], ARRAY[NULL, NULL]::bigint[], \
-    ARRAY[25, 25], ARRAY[1000, 1000]::bigint[], ARRAY[3600000, 3600000]::bigint[], \
-    ARRAY[2, 2]::float8[], ARRAY[0.1, 0.1]::float8[], ARRAY[NULL, NULL]::bigint[], \
-    ARRAY['[]', '[]']::jsonb[], ARRAY[NULL, NULL]::bigint[], ARRAY[NULL, NULL]::jsonb[], \
-    ARRAY[NULL, NULL]::text[], ARRAY[NULL, NULL]::bytea[], \
-    ARRAY['default', 'default'], ARRAY['\\x01', '\\x02']::bytea[], ARRAY['a', 'b'], ARRAY[1, 2])";
+/// A SQL literal of an entry's value of a request field, for entries equivalent to the filled
+/// jobs' request (NULL for what they do not set), under the key digest given.
+fn literal(field: &str, digest: &str) -> String {
+    match field {
+        "payload" => "'\\x7b7d'",
+        "task" => "'t'",
+        "queue" | "scope" => "'default'",
+        "priority" => "0",
+        "max_attempts" => "25",
+        "retry_initial_ms" => "1000",
+        "retry_max_ms" => "3600000",
+        "retry_multiplier" => "2",
+        "retry_jitter" => "0.1",
+        "tags" => "'[]'",
+        "key_digest" => digest,
+        "key_preview" => "'a'",
+        _ => "NULL",
+    }
+    .to_owned()
+}
 
-/// The same parameters, one value each, as `replay_one` takes them.
-const ONE_TYPES: &str = "(bytea, text, text, integer, bigint, bigint, integer, bigint, bigint, \
-    double precision, double precision, bigint, text, bigint, text, text, bytea, text, bytea, \
-    text, integer)";
-const ONE_ARGS: &str = "('\\x7b7d', 'default', 't', 0, NULL, NULL, 25, 1000, 3600000, 2, 0.1, \
-    NULL, '[]', NULL, NULL, NULL, NULL, 'default', '\\x01', 'a', 1)";
+/// The request's fields as arrays, for entries under the key digests given, as the enqueue
+/// statements and functions take them: their types and their values.
+pub fn arrays(digests: &[&str]) -> (Vec<String>, Vec<String>) {
+    fields::params()
+        .map(|p| {
+            let values: Vec<String> = digests.iter().map(|d| literal(p.name, d)).collect();
+            (
+                format!("{}[]", p.sql_type),
+                format!("ARRAY[{}]::{}[]", values.join(", "), p.sql_type),
+            )
+        })
+        .unzip()
+}
 
-const STATEMENTS: &[Statement] = &[
-    statement!(
-        "claim",
-        "(text[], text[], bigint, bigint, bigint, integer[], bigint[], bigint[])",
-        "(ARRAY['default', 'other'], ARRAY['t'], 100, 30000, 7, ARRAY[0, NULL], \
+/// The request's fields one value each, as `replay_one` takes them, under the key digest given.
+fn scalars(digest: &str) -> (Vec<String>, Vec<String>) {
+    fields::params()
+        .map(|p| {
+            (
+                p.sql_type.to_owned(),
+                format!("{}::{}", literal(p.name, digest), p.sql_type),
+            )
+        })
+        .unzip()
+}
+
+/// `sql` with the request's fields filled in (`request::sql`).
+fn expanded(sql: &str) -> String {
+    flexiq_core::request::sql::expand(sql)
+}
+
+fn statements() -> Vec<Statement> {
+    let (types, args) = arrays(&["'\\x01'", "'\\x02'"]);
+    let (one_types, one_args) = scalars("'\\x01'");
+    let mut statements = vec![
+        statement!(
+            "claim",
+            "(text[], text[], bigint, bigint, bigint, integer[], bigint[], bigint[])",
+            "(ARRAY['default', 'other'], ARRAY['t'], 100, 30000, 7, ARRAY[0, NULL], \
          ARRAY[1, NULL]::bigint[], ARRAY[1, NULL]::bigint[])",
-        true
-    ),
-    statement!("complete_attempts", "(bigint[], integer[])", "(@ids)", true),
-    statement!(
-        "extend_leases",
-        "(bigint[], integer[], bigint)",
-        "(@ids, 30000)",
-        true
-    ),
-    statement!("return_attempts", "(bigint[], integer[])", "(@ids)", true),
-    statement!(
-        "fail_attempt",
-        "(bigint, integer, text)",
-        "(1, 1, 'boom')",
-        true
-    ),
-    statement!(
-        "save_checkpoint",
-        "(bigint, integer, text, bytea)",
-        "(1, 1, 'stage', '\\x00')",
-        true
-    ),
-    statement!("recover_claim", "(bigint, bigint)", "(7, 30000)", false),
-    statement!("rescue_expired", "", "", false),
-    // Maintenance's delete, every few seconds: by index jobs_finished, never all finished jobs.
-    statement!(
-        "prune_finished",
-        "(bigint, bigint, bigint, bigint)",
-        "(3600000, 3600000, 604800000, 1000)",
-        false
-    ),
-    // Looks up the holder of each key. (enqueue_one_keyed.sql calls a function; what its
-    // statements read is counted below.)
-    Statement {
-        name: "enqueue_calls",
-        sql: include_str!("../../sql/enqueue_calls.sql"),
-        types: ENQUEUE_TYPES,
-        args: ENQUEUE_ARGS,
-        by_id: false,
-    },
-    // Inserts the calls whose key is free; the unique index finds the held ones.
-    Statement {
-        name: "insert_calls",
-        sql: include_str!("../../sql/insert_calls.sql"),
-        types: ENQUEUE_TYPES,
-        args: ENQUEUE_ARGS,
-        by_id: false,
-    },
-    // Looks up one key's holder, while calls keep replaying.
-    Statement {
-        name: "replay_one",
-        sql: include_str!("../../sql/replay_one.sql"),
-        types: ONE_TYPES,
-        args: ONE_ARGS,
-        by_id: false,
-    },
-];
+            true
+        ),
+        statement!("complete_attempts", "(bigint[], integer[])", "(@ids)", true),
+        statement!(
+            "extend_leases",
+            "(bigint[], integer[], bigint)",
+            "(@ids, 30000)",
+            true
+        ),
+        statement!("return_attempts", "(bigint[], integer[])", "(@ids)", true),
+        statement!(
+            "fail_attempt",
+            "(bigint, integer, text)",
+            "(1, 1, 'boom')",
+            true
+        ),
+        statement!(
+            "save_checkpoint",
+            "(bigint, integer, text, bytea)",
+            "(1, 1, 'stage', '\\x00')",
+            true
+        ),
+        statement!("recover_claim", "(bigint, bigint)", "(7, 30000)", false),
+        statement!("rescue_expired", "", "", false),
+        // Maintenance's delete, every few seconds: by index jobs_finished, never all finished jobs.
+        statement!(
+            "prune_finished",
+            "(bigint, bigint, bigint, bigint)",
+            "(3600000, 3600000, 604800000, 1000)",
+            false
+        ),
+    ];
+    statements.extend([
+        // Inserts the calls whose key is free; the unique index finds the held ones. (The
+        // calls it leaves go to enqueue_keyed, whose statements' reads are counted below.)
+        Statement {
+            name: "insert_jobs",
+            sql: expanded(include_str!("../../sql/insert_jobs.sql")).replace(
+                "{on_conflict}",
+                "ON CONFLICT (key_scope, key_digest) WHERE key_held DO NOTHING",
+            ),
+            types: format!("({}, boolean[])", types.join(", ")),
+            args: format!("({}, ARRAY[false])", args.join(", ")),
+            by_id: false,
+        },
+        // Looks up one key's holder, while calls keep replaying.
+        Statement {
+            name: "replay_one",
+            sql: expanded(include_str!("../../sql/replay_one.sql")),
+            types: format!("({})", one_types.join(", ")),
+            args: format!("({})", one_args.join(", ")),
+            by_id: false,
+        },
+    ]);
+    statements
+}
 
 /// How the statistics came to be, each on a schema of its own.
 #[derive(Debug, Clone, Copy)]
@@ -282,14 +316,12 @@ fn rescans_values_per_job(plan: &Value) -> bool {
 }
 
 async fn generic_plan(c: &mut PgConnection, schema: &str, s: &Statement) -> (Vec<Node>, bool) {
-    let sql = s
-        .sql
+    let sql = expanded(&s.sql)
         .replace(
             "{held_attempts}",
             include_str!("../../sql/held_attempts.sql"),
         )
-        .replace("{schema}", schema)
-        .replace("{announce}", "false");
+        .replace("{schema}", schema);
     c.execute(format!("PREPARE hot {} AS {sql}", s.types).as_str())
         .await
         .expect(s.name);
@@ -311,7 +343,7 @@ async fn plans_are_safe(stats: Stats) {
     let client = common::client().await;
     let mut c = prepare(&client, stats).await;
     let mut unsafe_plans = Vec::new();
-    for s in STATEMENTS {
+    for s in &statements() {
         let (plan, quadratic) = generic_plan(&mut c, client.schema(), s).await;
         // An index of running jobs alone holds no more than the workers run at once; read whole
         // by a statement that does not name its jobs, it stays that small whatever the table.
@@ -396,12 +428,15 @@ async fn a_keyed_batch_reads_only_its_own_keys_analyzed_before_any_key() {
     let mut c = prepare(&client, Stats::AnalyzedBeforeAnyKey).await;
     let before = reads(&mut c, schema).await;
     // Job 200 holds the first key; the second is free.
-    let created: Vec<bool> =
-        sqlx::query_scalar(&enqueue_keyed(schema, "sha256('200')", "sha256('free')"))
+    let created: Vec<(i64, bool)> =
+        sqlx::query_as(&enqueue_keyed(schema, &["sha256('200')", "sha256('free')"]))
             .fetch_all(&mut c)
             .await
             .expect("enqueue_keyed");
-    assert_eq!(created, [false, true]);
+    assert_eq!(
+        created.iter().map(|r| r.1).collect::<Vec<_>>(),
+        [false, true]
+    );
     let read = reads(&mut c, schema).await - before;
     let held = JOBS / KEYED_ONE_IN;
     assert!(
@@ -410,39 +445,27 @@ async fn a_keyed_batch_reads_only_its_own_keys_analyzed_before_any_key() {
     );
 }
 
-/// A call of `enqueue_one` with one keyed entry: an equivalent of the filled jobs' request,
-/// under `digest`.
-fn enqueue_one(schema: &str, digest: &str) -> String {
+/// A call of `enqueue_keyed` with an entry under each digest given, equivalents of the filled
+/// jobs' request: each entry's job, and whether the call created it.
+fn enqueue_keyed(schema: &str, digests: &[&str]) -> String {
+    let (_, args) = arrays(digests);
+    let ranks: Vec<String> = (1..=digests.len()).map(|r| r.to_string()).collect();
     format!(
-        "SELECT job_id, created FROM {schema}.enqueue_one(ARRAY['\\x7b7d']::bytea[], ARRAY['default'], ARRAY['t'], ARRAY[0], \
-         ARRAY[NULL]::bigint[], ARRAY[NULL]::bigint[], ARRAY[25], ARRAY[1000]::bigint[], \
-         ARRAY[3600000]::bigint[], ARRAY[2]::float8[], ARRAY[0.1]::float8[], \
-         ARRAY[NULL]::bigint[], ARRAY['[]']::jsonb[], ARRAY[NULL]::bigint[], \
-         ARRAY[NULL]::jsonb[], ARRAY[NULL]::text[], ARRAY[NULL]::bytea[], ARRAY['default'], \
-         ARRAY[{digest}], ARRAY['a'], ARRAY[1], false)"
+        "SELECT job_id, created FROM {schema}.enqueue_keyed({}, ARRAY[{}])",
+        args.join(", "),
+        ranks.join(", ")
     )
 }
 
-/// A call of `enqueue_keyed` with two entries, equivalents of the filled jobs' request, under
-/// the digests given.
-fn enqueue_keyed(schema: &str, first: &str, second: &str) -> String {
-    let args = ENQUEUE_ARGS.replace(
-        "ARRAY['\\x01', '\\x02']::bytea[]",
-        &format!("ARRAY[{first}, {second}]"),
-    );
-    assert_ne!(args, ENQUEUE_ARGS);
-    format!("SELECT created FROM {schema}.enqueue_keyed{args}")
-}
-
-/// The statements of `enqueue_one` run inside the function, where PostgreSQL caches a generic
-/// plan after five runs: past that, a replay and a fresh key each read only their own key,
-/// not every held key, when the statistics predate the keys.
+/// The statements of `enqueue_keyed` run inside the function, where PostgreSQL caches a generic
+/// plan after five runs: past that, a single replay and a single fresh key each read only their
+/// own key, not every held key, when the statistics predate the keys.
 #[tokio::test]
 async fn a_single_keyed_enqueue_reads_only_its_own_key_analyzed_before_any_key() {
     let client = common::client().await;
     let schema = client.schema();
     let mut c = prepare(&client, Stats::AnalyzedBeforeAnyKey).await;
-    let call = |digest: &str| enqueue_one(schema, digest);
+    let call = |digest: &str| enqueue_keyed(schema, &[digest]);
     // Job 200 holds this key for an equivalent request.
     for _ in 0..8 {
         let replayed: (i64, bool) = sqlx::query_as(&call("sha256('200')"))
@@ -501,8 +524,8 @@ async fn keyed_enqueues_on_a_session_of_default_settings_read_only_their_keys_pl
     let client = common::client().await;
     let schema = client.schema();
     let mut c = session(&client, Stats::PlannedEmpty).await;
-    let one = |digest: &str| enqueue_one(schema, digest);
-    let batch = |first: &str, second: &str| enqueue_keyed(schema, first, second);
+    let one = |digest: &str| enqueue_keyed(schema, &[digest]);
+    let batch = |first: &str, second: &str| enqueue_keyed(schema, &[first, second]);
     // Enough runs for each function's statements to settle on a cached plan, while the table
     // holds only their own jobs.
     for i in 0..8 {
@@ -510,7 +533,7 @@ async fn keyed_enqueues_on_a_session_of_default_settings_read_only_their_keys_pl
             .fetch_one(&mut c)
             .await
             .expect("early single enqueue");
-        let _: Vec<bool> = sqlx::query_scalar(&batch(
+        let _: Vec<(i64, bool)> = sqlx::query_as(&batch(
             &format!("sha256('early-a{i}')"),
             &format!("sha256('early-b{i}')"),
         ))
@@ -532,11 +555,14 @@ async fn keyed_enqueues_on_a_session_of_default_settings_read_only_their_keys_pl
         .await
         .expect("fresh key");
     assert!(placed.1, "a free key makes a job");
-    let created: Vec<bool> = sqlx::query_scalar(&batch("sha256('400')", "sha256('late-batch')"))
+    let created: Vec<(i64, bool)> = sqlx::query_as(&batch("sha256('400')", "sha256('late-batch')"))
         .fetch_all(&mut c)
         .await
         .expect("batch");
-    assert_eq!(created, [false, true]);
+    assert_eq!(
+        created.iter().map(|r| r.1).collect::<Vec<_>>(),
+        [false, true]
+    );
     let read = reads(&mut c, schema).await - before;
     let held = JOBS / KEYED_ONE_IN;
     assert!(

@@ -277,20 +277,11 @@ impl Calls {
     }
 }
 
-/// Statements so far that carried the single calls of several callers together: the insert
-/// of the free keys, and the answer to the others.
-pub async fn shared_statements(client: &Client) -> i64 {
-    statements_like(
-        client,
-        "%INSERT INTO {schema}.jobs%RETURNING id, key_scope, key_digest",
-    )
-    .await
-        + statements_like(client, "%holder AS MATERIALIZED%FROM {schema}.jobs j%").await
-}
-
-/// Enqueue statements so far, single or shared.
+/// Keyed enqueue statements so far, of single calls alone or together: the inserts of free keys
+/// and the answers to held ones.
 pub async fn enqueues(client: &Client) -> i64 {
-    statements_like(client, "%{schema}.enqueue_one(%").await + shared_statements(client).await
+    statements_like(client, "%INSERT INTO {schema}.jobs%ON CONFLICT%").await
+        + statements_like(client, "%{schema}.enqueue_keyed(%").await
 }
 
 /// `tasks` callers making `calls` keyed calls each at once, with the key `key(task, call)`;

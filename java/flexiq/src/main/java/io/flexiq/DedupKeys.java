@@ -1,11 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -100,24 +96,5 @@ public final class DedupKeys {
             throw new IllegalArgumentException("payload must not be null");
         }
         return NativeBridge.autoKey(taskName, serializedPayload);
-    }
-
-    /**
-     * What logs and listeners may show of a key, as the native core shows it: at most a third of
-     * its characters, at most eight, then an ellipsis.
-     */
-    static String preview(String key) {
-        int shown = Math.min(key.codePointCount(0, key.length()) / 3, 8);
-        return key.substring(0, key.offsetByCodePoints(0, shown)) + "\u2026";
-    }
-
-    /** The SHA-256 of a key's UTF-8 bytes, in lowercase hex. */
-    static String digest(String key) {
-        try {
-            return HexFormat.of().formatHex(
-                    MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("this JVM lacks SHA-256, which every Java platform must have", e);
-        }
     }
 }

@@ -21,7 +21,10 @@ final class EnqueueBatch {
     private final StoredPayloads stored;
     /** The client's retention for explicit keys, or null. */
     private final Duration explicitKeyRetention;
-    /** The client's listeners, and for them each entry's task, queue and explicit key; null when none listen. */
+    /**
+     * The client's listeners, and for them each entry's task, queue and explicit key (null when
+     * it names none); null when none listen.
+     */
     private final Listeners listeners;
     private final List<String[]> entries;
     /** The payload bytes added so far, as stored. */
@@ -31,8 +34,8 @@ final class EnqueueBatch {
         this.size = size;
         this.stored = stored;
         this.explicitKeyRetention = explicitKeyRetention;
-        this.call = new NativeBridge.Enqueue(size);
         this.listeners = listeners.active() ? listeners : null;
+        this.call = new NativeBridge.Enqueue(size, this.listeners != null);
         this.entries = this.listeners == null ? null : new ArrayList<>(size);
     }
 
@@ -89,9 +92,10 @@ final class EnqueueBatch {
             Instant now = Instant.now();
             for (int i = 0; i < results.size(); i++) {
                 String[] e = entries.get(i);
+                // The core's view of the key the call named; a derived key is not shown.
+                boolean named = e[2] != null;
                 listeners.enqueued(new EnqueueEvent(e[0], e[1], results.get(i).outcome(), results.get(i).jobId(),
-                        e[2] == null ? null : DedupKeys.preview(e[2]), e[2] == null ? null : DedupKeys.digest(e[2]),
-                        now));
+                        named ? out.keyPreviews()[i] : null, named ? out.keyDigests()[i] : null, now));
             }
         }
         return results;

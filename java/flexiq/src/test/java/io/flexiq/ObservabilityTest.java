@@ -65,7 +65,7 @@ class ObservabilityTest {
             assertEquals("observed_charge", accepted.task());
             assertEquals("default", accepted.queue());
             assertEquals("charge-…", accepted.keyPreview().orElseThrow());
-            assertEquals(DedupKeys.digest("charge-order-77-secret"), accepted.keyDigest().orElseThrow());
+            assertEquals(EnqueueTest.sha256Hex("charge-order-77-secret"), accepted.keyDigest().orElseThrow());
             assertEquals(EnqueueOutcome.REPLAYED, recorder.enqueues.get(1).outcome().orElseThrow());
             EnqueueEvent conflict = recorder.enqueues.get(2);
             assertTrue(conflict.conflict());

@@ -48,7 +48,7 @@ class OperatorQueriesTest {
         assertEquals(Optional.empty(), foundId(queue, "default", "never-used"));
 
         JobInfo found = queue.findByKey("billing", "capture:inv-1").orElseThrow();
-        assertEquals(Optional.of(DedupKeys.digest("capture:inv-1")), found.keyDigest());
+        assertEquals(Optional.of(EnqueueTest.sha256Hex("capture:inv-1")), found.keyDigest());
         assertTrue(found.keyHeld());
         assertTrue(queue.markCompleted(unique));
         JobInfo finished = queue.findByKey("billing", "capture:inv-1").orElseThrow();

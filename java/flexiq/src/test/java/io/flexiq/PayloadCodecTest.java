@@ -144,7 +144,7 @@ class PayloadCodecTest {
             List<EnqueueResult> results = queue.enqueueManyWithResults(requests);
             for (int i = 0; i < keys.size(); i++) {
                 JobInfo job = queue.getJob(results.get(i).jobId()).orElseThrow();
-                assertEquals(DedupKeys.digest(keys.get(i)), job.keyDigest().orElseThrow(), keys.get(i));
+                assertEquals(EnqueueTest.sha256Hex(keys.get(i)), job.keyDigest().orElseThrow(), keys.get(i));
                 assertEquals(Optional.of("aes-256-gcm"), job.payloadCodec());
             }
         }

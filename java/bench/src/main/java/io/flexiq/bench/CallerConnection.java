@@ -20,7 +20,7 @@ import java.util.Locale;
 /**
  * Enqueue on the application's own JDBC connection, committed by the application, beside two
  * baselines on the same kind of connection with the same commits: the same SQL over JDBC
- * (FlexiQ's {@code enqueue_keyed} statement with the arrays it would bind, built by hand), which
+ * (FlexiQ's statement for keyed entries with the arrays it would bind, built by hand), which
  * leaves FlexiQ's own work in Java, JNI and binding as the difference; and the minimal SQL an
  * application would write for the same rows, a bare {@code INSERT … ON CONFLICT DO NOTHING}
  * into a copy of the jobs table (same columns, constraints and indexes, among them the unique
@@ -49,9 +49,10 @@ final class CallerConnection {
      * Prints the table: keyed enqueues on the caller's connection, committed by the caller. The
      * tables are emptied before each measurement, which then starts from the same empty indexes.
      */
-    static void measure(FlexiQ queue, String jdbcUrl, double seconds, int rounds) throws Exception {
+    static void measure(FlexiQ queue, String url, String jdbcUrl, double seconds, int rounds) throws Exception {
         createRawTable(jdbcUrl);
-        checkSameSql(queue, jdbcUrl);
+        SameSql.Template template = SameSql.Template.of(url);
+        checkSameSql(queue, jdbcUrl, template);
         System.out.printf(Locale.ROOT, "%nOn the caller's connection, keyed, jobs per second:%n");
         System.out.printf(Locale.ROOT, "%-22s %7s %18s %18s %18s %9s %9s%n", "caller commits", "threads",
                 "Java API (load)", "same SQL (load)", "bare insert (load)", "API/same", "API/bare");
@@ -60,7 +61,7 @@ final class CallerConnection {
             for (int threads : new int[] {1, 4}) {
                 EnqueueBench.Figure[] f = EnqueueBench.best(rounds, () -> emptyTables(jdbcUrl),
                         () -> jobs * EnqueueBench.run(threads, seconds, many ? apiMany(queue, jdbcUrl) : apiSingle(queue, jdbcUrl)),
-                        () -> jobs * EnqueueBench.run(threads, seconds, many ? sameSqlMany(jdbcUrl) : sameSqlSingle(jdbcUrl)),
+                        () -> jobs * EnqueueBench.run(threads, seconds, many ? sameSqlMany(jdbcUrl, template) : sameSqlSingle(jdbcUrl, template)),
                         () -> jobs * EnqueueBench.run(threads, seconds, many ? bareMany(jdbcUrl) : bareSingle(jdbcUrl)));
                 System.out.printf(Locale.ROOT, "%-22s %7d %18s %18s %18s %9s %9s%n",
                         many ? "1000 per commit" : "1 per commit", threads, EnqueueBench.cell(f[0]), EnqueueBench.cell(f[1]),
@@ -120,9 +121,9 @@ final class CallerConnection {
     }
 
     /** The same SQL: one keyed job per transaction, FlexiQ's statement with the key FlexiQ is given. */
-    static OpFactory sameSqlSingle(String jdbcUrl) {
+    static OpFactory sameSqlSingle(String jdbcUrl, SameSql.Template template) {
         return () -> {
-            SameSql sql = new SameSql(transaction(jdbcUrl));
+            SameSql sql = new SameSql(transaction(jdbcUrl), template);
             return EnqueueBench.closing(sql, () -> {
                 long n = EnqueueBench.SEQUENCE.incrementAndGet();
                 sql.send(List.of(EnqueueBench.payload(42, n)), List.of("conn-" + n));
@@ -132,9 +133,9 @@ final class CallerConnection {
     }
 
     /** The same SQL: 1,000 keyed jobs in one transaction, with the keys FlexiQ derives from the payloads. */
-    static OpFactory sameSqlMany(String jdbcUrl) {
+    static OpFactory sameSqlMany(String jdbcUrl, SameSql.Template template) {
         return () -> {
-            SameSql sql = new SameSql(transaction(jdbcUrl));
+            SameSql sql = new SameSql(transaction(jdbcUrl), template);
             return EnqueueBench.closing(sql, () -> {
                 long base = EnqueueBench.SEQUENCE.getAndAdd(1000);
                 List<byte[]> payloads = jobs(base, 1000);
@@ -172,9 +173,9 @@ final class CallerConnection {
      * conflict (a replay is compared on the payload, every option and the
      * key retention).
      */
-    static void checkSameSql(FlexiQ queue, String jdbcUrl) throws Exception {
+    static void checkSameSql(FlexiQ queue, String jdbcUrl, SameSql.Template template) throws Exception {
         long base = EnqueueBench.SEQUENCE.getAndAdd(10);
-        try (Connection c = transaction(jdbcUrl); SameSql sql = new SameSql(transaction(jdbcUrl))) {
+        try (Connection c = transaction(jdbcUrl); SameSql sql = new SameSql(transaction(jdbcUrl), template)) {
             List<Order> orders = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 orders.add(new Order(42, base + i));

@@ -115,7 +115,7 @@ public final class EnqueueBench {
             // A run narrowed to some workloads or thread counts is a quick look at those: the
             // caller's connection is left out.
             if (only == null && onlyThreads == null) {
-                CallerConnection.measure(queue, jdbcUrl, seconds, rounds);
+                CallerConnection.measure(queue, pg.url(), jdbcUrl, seconds, rounds);
             }
             System.out.println("\nLoad average at end: " + loadAverages());
         }

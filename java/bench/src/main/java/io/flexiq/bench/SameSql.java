@@ -1,44 +1,52 @@
 package io.flexiq.bench;
 
+import io.flexiq.EnqueueOptions;
+import io.flexiq.internal.NativeBridge;
 import java.nio.charset.StandardCharsets;
+import java.sql.Array;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * FlexiQ's keyed enqueue statements ({@code enqueue_one_keyed.sql} for one job,
- * {@code enqueue_keyed.sql} for a batch, read at run time), prepared on a plain JDBC
- * connection, with the arrays the core would send built by hand: "the same SQL" of
- * {@link CallerConnection}.
+ * FlexiQ's statement for keyed entries, exactly as the core prepares it for an application's
+ * connection (its text and parameters, learned once from the core), prepared on a plain JDBC
+ * connection with the arrays built by hand for each call: "the same SQL" of
+ * {@link CallerConnection}. Every parameter but the payloads, the keys' digests and previews
+ * and the entries' ranks is the core's own value for a job with default options, repeated.
  */
 final class SameSql implements AutoCloseable {
-    /**
-     * The parameters {@link #send} binds: the fifteen job columns with the flow options, the
-     * payload codec's id and digest, then the keys' four.
-     */
-    private static final int PARAMETERS = 21;
-
-    final Connection connection;
-    private final CoreStatement one;
-    private final CoreStatement keyed;
-
-    /** The statements on {@code connection}, which this closes. */
-    SameSql(Connection connection) throws Exception {
-        this.connection = connection;
-        one = statement(connection, "enqueue_one_keyed.sql");
-        keyed = statement(connection, "enqueue_keyed.sql");
+    /** The statement's text and parameters for one keyed job with default options. */
+    record Template(String sql, List<NativeBridge.Parameter> params) {
+        /** Asks the core to prepare one keyed job, through a client of its own on {@code url}. */
+        static Template of(String url) {
+            long client = NativeBridge.connect(url, EnqueueBench.SCHEMA, 1, 5_000, 5_000, false);
+            try {
+                NativeBridge.Enqueue call = new NativeBridge.Enqueue(1, false);
+                call.add(EnqueueBench.TASK.name(), EnqueueBench.payload(42, 0), false, null, "template", false, null,
+                        EnqueueOptions.defaults());
+                NativeBridge.EnqueueStatement statement = call.prepare(client);
+                NativeBridge.discard(statement);
+                return new Template(statement.sql(), statement.params());
+            } finally {
+                NativeBridge.close(client);
+            }
+        }
     }
 
-    private static CoreStatement statement(Connection connection, String file) throws Exception {
-        CoreStatement st = new CoreStatement(connection, file, EnqueueBench.SCHEMA);
-        if (st.parameterCount() != PARAMETERS) {
-            st.close();
-            throw new IllegalStateException(file + " now takes " + st.parameterCount() + " parameters where the"
-                    + " benchmark binds " + PARAMETERS + ": make SameSql.send bind what the statement takes");
-        }
-        return st;
+    final Connection connection;
+    private final Template template;
+    private final PreparedStatement prepared;
+
+    /** The statement on {@code connection}, which this closes. */
+    SameSql(Connection connection, Template template) throws SQLException {
+        this.connection = connection;
+        this.template = template;
+        this.prepared = connection.prepareStatement(template.sql());
     }
 
     /**
@@ -56,30 +64,24 @@ final class SameSql implements AutoCloseable {
         }
         // Keys go in digest order, as the core sends them.
         Arrays.sort(order, (a, b) -> Arrays.compareUnsigned(digests[a], digests[b]));
-        CoreStatement st = n == 1 ? one : keyed;
-        st.setArray(1, connection.createArrayOf("bytea", Arrays.stream(order).map(payloads::get).toArray(byte[][]::new)));
-        st.setArray(2, connection.createArrayOf("text", filled(n, "default")));
-        st.setArray(3, connection.createArrayOf("text", filled(n, EnqueueBench.TASK.name())));
-        st.setArray(4, connection.createArrayOf("int4", filled(n, 0)));
-        st.setArray(5, connection.createArrayOf("int8", new Long[n]));
-        st.setArray(6, connection.createArrayOf("int8", new Long[n]));
-        st.setArray(7, connection.createArrayOf("int4", filled(n, 20)));
-        st.setArray(8, connection.createArrayOf("int8", filled(n, 1_000L)));
-        st.setArray(9, connection.createArrayOf("int8", filled(n, 3_600_000L)));
-        st.setArray(10, connection.createArrayOf("float8", filled(n, 2.0)));
-        st.setArray(11, connection.createArrayOf("float8", filled(n, 0.1)));
-        st.setArray(12, connection.createArrayOf("int8", new Long[n]));
-        st.setArray(13, connection.createArrayOf("text", filled(n, "[]")));
-        st.setArray(14, connection.createArrayOf("int8", new Long[n]));
-        st.setArray(15, connection.createArrayOf("text", new String[n]));
-        st.setArray(16, connection.createArrayOf("text", new String[n]));
-        st.setArray(17, connection.createArrayOf("bytea", new byte[n][]));
-        st.setArray(18, connection.createArrayOf("text", filled(n, "default")));
-        st.setArray(19, connection.createArrayOf("bytea", Arrays.stream(order).map(i -> digests[i]).toArray(byte[][]::new)));
-        st.setArray(20, connection.createArrayOf("text", Arrays.stream(order).map(i -> preview(keys.get(i))).toArray()));
-        st.setArray(21, connection.createArrayOf("int4", Arrays.stream(order).map(i -> i + 1).toArray()));
+        List<Array> arrays = new ArrayList<>();
+        int index = 1;
+        for (NativeBridge.Parameter p : template.params()) {
+            Object[] values = switch (p.name()) {
+                case "payload" -> Arrays.stream(order).map(payloads::get).toArray(byte[][]::new);
+                case "key_digest" -> Arrays.stream(order).map(i -> digests[i]).toArray(byte[][]::new);
+                case "key_preview" -> Arrays.stream(order).map(i -> preview(keys.get(i))).toArray(String[]::new);
+                case "id_rank" -> Arrays.stream(order).map(i -> i + 1).toArray(Integer[]::new);
+                // The statement's own flag (one element), and each entry's default otherwise.
+                case "announce" -> p.elements();
+                default -> filled(p.elements(), n);
+            };
+            Array array = connection.createArrayOf(p.elementType(), values);
+            arrays.add(array);
+            prepared.setArray(index++, array);
+        }
         int created = 0;
-        try (ResultSet r = st.prepared.executeQuery()) {
+        try (ResultSet r = prepared.executeQuery()) {
             while (r.next()) {
                 r.getLong(1);
                 created += r.getBoolean(2) ? 1 : 0;
@@ -89,12 +91,16 @@ final class SameSql implements AutoCloseable {
                 }
             }
         }
+        for (Array array : arrays) {
+            array.free();
+        }
         return created;
     }
 
-    private static Object[] filled(int n, Object value) {
-        Object[] values = new Object[n];
-        Arrays.fill(values, value);
+    /** {@code n} copies of the template's element, in an array of its type. */
+    private static Object[] filled(Object[] one, int n) {
+        Object[] values = Arrays.copyOf(one, n);
+        Arrays.fill(values, one[0]);
         return values;
     }
 
@@ -104,6 +110,7 @@ final class SameSql implements AutoCloseable {
 
     @Override
     public void close() throws SQLException {
+        prepared.close();
         connection.close();
     }
 }

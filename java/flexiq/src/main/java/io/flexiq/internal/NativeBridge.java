@@ -9,7 +9,6 @@ import io.flexiq.MaintenanceReport;
 import io.flexiq.NativeLibraryException;
 import io.flexiq.NonReplaceableReason;
 import io.flexiq.RedriveResult;
-import io.flexiq.RetryPolicy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -67,9 +66,11 @@ public final class NativeBridge {
 
     /**
      * What the native library reports about itself: its code tables (table name to constant name
-     * to code) and the natives it binds (name to JNI signature).
+     * to code), the natives it binds (name to JNI signature), and the fields of an enqueue entry
+     * it reads (name and wire kind), in order.
      */
-    public record Description(Map<String, Map<String, Integer>> codes, Map<String, String> natives) {}
+    public record Description(Map<String, Map<String, Integer>> codes, Map<String, String> natives,
+            List<String[]> enqueueFields) {}
 
     /** The native library's code tables and natives, for the test that keeps both sides in step. */
     public static Description describe() {
@@ -88,7 +89,11 @@ public final class NativeBridge {
         for (int n = r.i32(); n > 0; n--) {
             natives.put(r.string(), r.string());
         }
-        return new Description(codes, natives);
+        List<String[]> enqueueFields = new ArrayList<>();
+        for (int n = r.i32(); n > 0; n--) {
+            enqueueFields.add(new String[] {r.string(), r.string()});
+        }
+        return new Description(codes, natives, enqueueFields);
     }
 
     /** RFC 8785 canonical form of a JSON text. */
@@ -142,17 +147,24 @@ public final class NativeBridge {
      * One enqueue call being written: entries are added one by one and sent together, as one
      * statement. Each entry carries its resolved key, or asks the native core to derive the
      * key from the payload; and its payload, or JSON for the core to put in canonical form
-     * first. A derived-key enqueue of JSON thus crosses JNI once.
+     * first. A derived-key enqueue of JSON thus crosses JNI once. The fields of an entry are
+     * {@link EnqueueFields}'s, checked against the library's before the first call.
      */
     public static final class Enqueue {
         private final int size;
+        private final boolean describeKeys;
         private final Wire.Writer w;
         private int added;
 
-        /** A call for {@code size} entries. */
-        public Enqueue(int size) {
+        /**
+         * A call for {@code size} entries.
+         *
+         * @param describeKeys whether the results carry each entry's key preview and digest
+         */
+        public Enqueue(int size, boolean describeKeys) {
             this.size = size;
-            this.w = new Wire.Writer(64 + size * 160).i32(size);
+            this.describeKeys = describeKeys;
+            this.w = new Wire.Writer(64 + size * 160).bool(describeKeys).i32(size);
         }
 
         /**
@@ -174,42 +186,13 @@ public final class NativeBridge {
                 throw new IllegalStateException("this enqueue has room for " + size + " entries");
             }
             added++;
-            RetryPolicy retry = options.retryPolicy();
-            Optional<Instant> runAt = options.runAt();
-            Optional<Duration> delay = options.delay();
-            Optional<Duration> timeout = options.timeout();
-            w.string(task).bool(canonicalize).bytes(payload);
-            if (encoded == null) {
-                w.string(null);
-            } else {
-                w.string(encoded.codec()).bytes(encoded.bytes()).bytes(encoded.digest());
-            }
-            w.bool(deriveKey).string(key)
-                    .string(options.scope()).string(options.queue()).i32(options.priority())
-                    .optI64(runAt.isPresent(), runAt.map(NativeBridge::micros).orElse(0L))
-                    .optI64(delay.isPresent(), delay.map(Duration::toMillis).orElse(0L))
-                    .i32(options.maxAttempts())
-                    .i64(retry.initialDelay().toMillis()).i64(retry.maxDelay().toMillis())
-                    .f64(retry.multiplier()).f64(retry.jitter())
-                    .optI64(timeout.isPresent(), timeout.map(Duration::toMillis).orElse(0L))
-                    .strings(options.tags().toArray(new String[0]))
-                    .optI64(keyRetention != null, keyRetention == null ? 0L : keyRetention.toMillis());
-            optLong(options.deadline().map(NativeBridge::micros));
-            w.string(options.concurrencyKey().orElse(null));
-            optLong(options.concurrencyKey().map(k -> (long) options.concurrencyLimit()));
-            optLong(options.debounce().map(Duration::toMillis));
-            optLong(options.maxWait().map(Duration::toMillis));
-            optLong(options.throttle().map(Duration::toMillis));
-        }
-
-        /** An optional number (microseconds, milliseconds or a count, as the field says). */
-        private void optLong(Optional<Long> value) {
-            w.optI64(value.isPresent(), value.orElse(0L));
+            EnqueueFields.write(w, new EnqueueFields.Entry(task, payload, canonicalize, encoded, key, deriveKey,
+                    keyRetention, options));
         }
 
         /** Sends the entries in one native call; the results are in input order. */
         public Enqueued send(long client) {
-            return enqueued(nativeEnqueue(client, complete()));
+            return enqueued(nativeEnqueue(client, complete()), describeKeys);
         }
 
         /**
@@ -222,6 +205,7 @@ public final class NativeBridge {
             int n = r.i32();
             List<Parameter> params = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
+                String name = r.string();
                 String type = r.string();
                 int count = r.i32();
                 Object[] elements = switch (type) {
@@ -230,12 +214,13 @@ public final class NativeBridge {
                     case "int4" -> fill(new Integer[count], () -> r.bool() ? Integer.valueOf(r.i32()) : null);
                     case "int8" -> fill(new Long[count], r::optI64);
                     case "float8" -> fill(new Double[count], () -> r.bool() ? Double.valueOf(r.f64()) : null);
+                    case "bool" -> fill(new Boolean[count], () -> r.bool() ? Boolean.valueOf(r.bool()) : null);
                     default -> throw new IllegalStateException("unknown parameter type " + type
                             + "; the FlexiQ jar and its native library must come from one build");
                 };
-                params.add(new Parameter(type, elements));
+                params.add(new Parameter(name, type, elements));
             }
-            return new EnqueueStatement(sql, params, r.i64());
+            return new EnqueueStatement(sql, params, r.i64(), describeKeys);
         }
 
 
@@ -251,35 +236,56 @@ public final class NativeBridge {
             if (added != size) {
                 throw new IllegalStateException("enqueue has " + added + " of " + size + " entries");
             }
-            ensureLoaded();
+            checkLayout();
             return w.toBytes();
         }
 
-        private static Enqueued enqueued(byte[] response) {
+        private static Enqueued enqueued(byte[] response, boolean describeKeys) {
             Wire.Reader r = reader(response);
             int n = r.i32();
             long[] ids = new long[n];
             EnqueueOutcome[] outcomes = new EnqueueOutcome[n];
             NonReplaceableReason[] reasons = new NonReplaceableReason[n];
+            String[] previews = describeKeys ? new String[n] : null;
+            String[] digests = describeKeys ? new String[n] : null;
             for (int i = 0; i < n; i++) {
                 ids[i] = r.i64();
                 outcomes[i] = Codes.ENQUEUE_OUTCOME.of(r.i32());
                 int reason = r.i32();
                 reasons[i] = reason == 0 ? null : Codes.NON_REPLACEABLE_REASON.of(reason);
+                if (describeKeys) {
+                    previews[i] = r.string();
+                    digests[i] = r.string();
+                }
             }
-            return new Enqueued(ids, outcomes, reasons);
+            return new Enqueued(ids, outcomes, reasons, previews, digests);
         }
     }
 
-    /** The jobs an enqueue resolved to, and how (with a reason, or null), in input order. */
-    public record Enqueued(long[] jobIds, EnqueueOutcome[] outcomes, NonReplaceableReason[] reasons) {}
+    /** Whether the entry layout was found to be the library's (see {@link EnqueueFields}). */
+    private static volatile boolean layoutChecked;
+
+    private static void checkLayout() {
+        if (!layoutChecked) {
+            EnqueueFields.check(describe().enqueueFields());
+            layoutChecked = true;
+        }
+    }
+
+    /**
+     * The jobs an enqueue resolved to, and how (with a reason, or null), in input order; when the
+     * call asked for them, the preview and SHA-256 (hex) of each entry's key, or null for an
+     * entry without one (else the two arrays are null).
+     */
+    public record Enqueued(long[] jobIds, EnqueueOutcome[] outcomes, NonReplaceableReason[] reasons,
+            String[] keyPreviews, String[] keyDigests) {}
 
     /**
      * An enqueue statement: its text, with {@code ?} placeholders, its parameters in order, and
      * the native handle of the pending enqueue, which either {@link #resolve} or
      * {@link #discard} must be given.
      */
-    public record EnqueueStatement(String sql, List<Parameter> params, long pending) {}
+    public record EnqueueStatement(String sql, List<Parameter> params, long pending, boolean describeKeys) {}
 
     /**
      * The jobs a prepared enqueue resolved to, from the rows its statement returned; a conflict
@@ -291,7 +297,7 @@ public final class NativeBridge {
         for (EnqueueRow row : rows) {
             w.i64(row.jobId()).bool(row.created()).string(row.conflict()).string(row.decision());
         }
-        return Enqueue.enqueued(nativeResolveEnqueue(statement.pending(), w.toBytes()));
+        return Enqueue.enqueued(nativeResolveEnqueue(statement.pending(), w.toBytes()), statement.describeKeys());
     }
 
     /** Ends a prepared enqueue whose statement failed. */
@@ -300,12 +306,13 @@ public final class NativeBridge {
     }
 
     /**
-     * One parameter: an array of a PostgreSQL element type ({@code bytea}, {@code text},
-     * {@code int4}, {@code int8} or {@code float8}, as {@code Connection.createArrayOf} takes
-     * them) whose Java elements are {@code byte[]}, {@code String}, {@code Integer},
-     * {@code Long} or {@code Double}, null where absent.
+     * One parameter: its name in the statement, and an array of a PostgreSQL element type
+     * ({@code bytea}, {@code text}, {@code int4}, {@code int8}, {@code float8} or {@code bool},
+     * as {@code Connection.createArrayOf} takes them) whose Java elements are {@code byte[]},
+     * {@code String}, {@code Integer}, {@code Long}, {@code Double} or {@code Boolean}, null
+     * where absent.
      */
-    public record Parameter(String elementType, Object[] elements) {}
+    public record Parameter(String name, String elementType, Object[] elements) {}
 
     /**
      * One row of an enqueue statement: a job, whether it was created, a conflict or null, and the
@@ -313,7 +320,7 @@ public final class NativeBridge {
      */
     public record EnqueueRow(long jobId, boolean created, String conflict, String decision) {}
 
-    private static long micros(Instant at) {
+    static long micros(Instant at) {
         return Math.addExact(Math.multiplyExact(at.getEpochSecond(), 1_000_000L), at.getNano() / 1_000);
     }
 

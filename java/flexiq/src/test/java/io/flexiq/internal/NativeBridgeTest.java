@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flexiq.FlexiQException;
+import io.flexiq.NativeLibraryException;
 import io.flexiq.PayloadSerializationException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -119,6 +121,33 @@ class NativeBridgeTest {
         assertEquals(declared, new TreeSet<>(described.natives().keySet()));
         for (String signature : described.natives().values()) {
             assertEquals("(J[B)[B", signature);
+        }
+    }
+
+    /**
+     * The Java writer of an enqueue entry is the core's declaration of the job request, field by
+     * field: the check before the first enqueue passes, and fails, naming both layouts, on any
+     * field missing, added, moved or of another kind.
+     */
+    @Test
+    void theJarWritesAnEnqueueEntryAsTheLibraryDeclaresIt() {
+        List<String[]> reads = NativeBridge.describe().enqueueFields();
+        assertEquals(EnqueueFields.FIELDS.size(), reads.size());
+        EnqueueFields.check(reads);
+        List<List<String[]>> drifted = new ArrayList<>();
+        drifted.add(new ArrayList<>(reads.subList(0, reads.size() - 1)));
+        List<String[]> added = new ArrayList<>(reads);
+        added.add(new String[] {"group", "optText"});
+        drifted.add(added);
+        List<String[]> moved = new ArrayList<>(reads);
+        moved.add(0, moved.remove(moved.size() - 1));
+        drifted.add(moved);
+        List<String[]> retyped = new ArrayList<>(reads);
+        retyped.set(0, new String[] {reads.get(0)[0], "optText"});
+        drifted.add(retyped);
+        for (List<String[]> layout : drifted) {
+            NativeLibraryException e = assertThrows(NativeLibraryException.class, () -> EnqueueFields.check(layout));
+            assertTrue(e.getMessage().contains("must come from one build"), e.getMessage());
         }
     }
 }
