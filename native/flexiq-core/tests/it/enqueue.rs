@@ -200,6 +200,7 @@ async fn each_field_of_the_request_alone_makes_a_replay_a_conflict() {
 async fn an_omitted_run_at_stays_omitted_and_a_delay_is_fingerprinted_as_requested() {
     let client = common::client().await;
     let immediate = client.enqueue(&keyed("imm")).await.expect("immediate");
+    // Real time must pass, so that a replay that compared the time worked out would differ.
     tokio::time::sleep(Duration::from_millis(20)).await;
     assert_eq!(
         client.enqueue(&keyed("imm")).await.expect("replay").outcome,
@@ -210,6 +211,7 @@ async fn an_omitted_run_at_stays_omitted_and_a_delay_is_fingerprinted_as_request
     let mut delayed = keyed("later");
     delayed.schedule = Schedule::Delay { millis: 60_000 };
     let d = client.enqueue(&delayed).await.expect("delayed");
+    // Real time must pass, so that a replay that compared the due time worked out would differ.
     tokio::time::sleep(Duration::from_millis(20)).await;
     let replay = client.enqueue(&delayed).await.expect("same delay later");
     assert_eq!(
