@@ -243,6 +243,7 @@ async fn an_omitted_run_at_stays_omitted_and_a_delay_is_fingerprinted_as_request
         .enqueue(&keyed("imm"))
         .await
         .expect("immediate");
+    // Real time must pass, so that a replay that compared the time worked out would differ.
     tokio::time::sleep(Duration::from_millis(20)).await;
     assert_eq!(
         client
@@ -258,6 +259,7 @@ async fn an_omitted_run_at_stays_omitted_and_a_delay_is_fingerprinted_as_request
     let mut delayed = keyed("later");
     delayed.schedule = Schedule::Delay { millis: 60_000 };
     let d = client.producer().enqueue(&delayed).await.expect("delayed");
+    // Real time must pass, so that a replay that compared the due time worked out would differ.
     tokio::time::sleep(Duration::from_millis(20)).await;
     let replay = client
         .producer()

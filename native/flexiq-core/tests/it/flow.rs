@@ -96,7 +96,16 @@ async fn max_wait_bounds_the_due_time_and_then_refuses() {
     )
     .await;
     assert_eq!(bounded, 1);
-    tokio::time::sleep(Duration::from_millis(350)).await;
+    // maxWait passes by the server's clock, as the enqueue below judges it.
+    common::until_sql(
+        &client,
+        &format!(
+            "SELECT created_at + interval '300 milliseconds' <= now() FROM {{schema}}.jobs
+              WHERE id = {}",
+            first.job_id
+        ),
+    )
+    .await;
     r.payload = b"2".to_vec();
     let late = client.producer().enqueue(&r).await.expect("late");
     assert_eq!(
@@ -125,7 +134,15 @@ async fn a_started_job_or_a_key_held_another_way_is_not_replaced() {
         .enqueue(&debounced("k", "1", 1))
         .await
         .expect("first");
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    // Due once its period has passed by the server's clock, as the claim judges it.
+    common::until_sql(
+        &client,
+        &format!(
+            "SELECT run_at <= now() FROM {{schema}}.jobs WHERE id = {}",
+            first.job_id
+        ),
+    )
+    .await;
     assert_eq!(claim(&client, "refresh").await, [first.job_id]);
     let running = client
         .producer()
@@ -224,7 +241,15 @@ async fn a_throttle_coalesces_inside_its_window_even_after_the_job_finished() {
         (repeat.job_id, repeat.outcome),
         (first.job_id, Outcome::Coalesced)
     );
-    tokio::time::sleep(Duration::from_millis(450)).await;
+    // The window closes by the server's clock, as the enqueue below judges it.
+    common::until_sql(
+        &client,
+        &format!(
+            "SELECT held_until <= now() FROM {{schema}}.jobs WHERE id = {}",
+            first.job_id
+        ),
+    )
+    .await;
     let next = client
         .producer()
         .enqueue(&throttled("t", "1", 400))
@@ -240,7 +265,15 @@ async fn a_throttle_window_closes_even_while_its_job_waits() {
     let mut r = throttled("t", "1", 200);
     r.schedule = Schedule::Delay { millis: 60_000 };
     let first = client.producer().enqueue(&r).await.expect("first");
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    // The window closes by the server's clock, as the enqueue below judges it.
+    common::until_sql(
+        &client,
+        &format!(
+            "SELECT held_until <= now() FROM {{schema}}.jobs WHERE id = {}",
+            first.job_id
+        ),
+    )
+    .await;
     let second = client.producer().enqueue(&r).await.expect("second");
     assert_eq!(second.outcome, Outcome::Accepted);
     assert_ne!(second.job_id, first.job_id);
@@ -281,7 +314,16 @@ async fn a_job_past_its_deadline_is_never_claimed_and_is_dead_lettered_by_the_re
         .enqueue(&JobRequest::new("report", b"{}".to_vec()))
         .await
         .expect("on time");
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    // Due, so that only its deadline can keep the claim from it, and past that deadline, both
+    // by the server's clock, as the claim and the rescue judge them.
+    common::until_sql(
+        &client,
+        &format!(
+            "SELECT run_at <= now() AND deadline <= now() FROM {{schema}}.jobs WHERE id = {}",
+            job.job_id
+        ),
+    )
+    .await;
     assert_eq!(claim(&client, "report").await, [on_time.job_id]);
 
     let moved = client
@@ -472,7 +514,15 @@ async fn a_rate_limit_caps_starts_per_period_for_a_queue_and_for_a_key() {
         [3, 0, 0, 0],
         "three starts, then the period must pass"
     );
-    tokio::time::sleep(Duration::from_millis(450)).await;
+    // The period passes for every start it counts, by the server's clock, as the claim
+    // judges it.
+    common::until_sql(
+        &client,
+        "SELECT NOT EXISTS (SELECT FROM {schema}.rate_limits l, unnest(l.recent) t(at)
+                             WHERE l.name = 'queue:default'
+                               AND t.at > now() - l.period_ms * interval '1 millisecond')",
+    )
+    .await;
     assert_eq!(claim_some(&client, 100).await.len(), 3);
 
     // A key's limit holds whatever the queue's allows.

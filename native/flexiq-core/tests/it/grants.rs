@@ -120,7 +120,12 @@ async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
         .mark_completed(first)
         .await
         .expect("complete"));
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    // The window closes by the server's clock, as the enqueue below judges it.
+    common::until_sql(
+        &owner,
+        &format!("SELECT held_until <= now() FROM {{schema}}.jobs WHERE id = {first}"),
+    )
+    .await;
     // Replays in a row, so that the next call is first looked up by a read of its key's holder
     // (which a producer may make), and that read must not replay a closed retention.
     replays(&producer, &job(2).with_key("k"), keyed.job_id, 20).await;

@@ -224,7 +224,16 @@ async fn an_expired_key_owns_a_new_job_and_maintenance_releases_expired_keys() {
         .mark_completed(second.job_id)
         .await
         .expect("complete"));
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Both windows close by the server's clock, as the enqueue and maintenance below judge it.
+    common::until_sql(
+        &client,
+        &format!(
+            "SELECT bool_and(held_until <= now()) FROM {{schema}}.jobs
+              WHERE id IN ({}, {})",
+            first.job_id, second.job_id
+        ),
+    )
+    .await;
 
     // Without maintenance: the expired key is taken over by the new job.
     let again = client

@@ -73,6 +73,8 @@ async fn calls_waiting_for_a_busy_pool_go_ahead_once_a_connection_comes_free() {
     let mut calls = lock.hold(&client, [keyed("held0"), keyed("held1")]).await;
     calls.start(&client, keyed("late0"));
     calls.start(&client, keyed("late1"));
+    // Real time must pass, well past the connect timeout, while the late calls wait for a
+    // connection: only then does a wait bounded by the connect timeout fail them.
     tokio::time::sleep(Duration::from_secs(2)).await;
     lock.release().await;
     let mut accepted = 0;

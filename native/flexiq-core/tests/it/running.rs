@@ -212,7 +212,12 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
         0,
         "lease still live"
     );
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The lease runs out by the server's clock, as the rescue judges it.
+    common::until_sql(
+        &client,
+        &format!("SELECT lease_expires_at < now() FROM {{schema}}.jobs WHERE id = {id}"),
+    )
+    .await;
     let rescued = client
         .worker_store()
         .rescue_expired()
@@ -307,7 +312,12 @@ async fn an_expired_lease_on_the_last_attempt_dead_letters_the_job() {
         )
         .await
         .expect("claim");
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The lease runs out by the server's clock, as the rescue judges it.
+    common::until_sql(
+        &client,
+        &format!("SELECT lease_expires_at < now() FROM {{schema}}.jobs WHERE id = {id}"),
+    )
+    .await;
     let rescued = client
         .worker_store()
         .rescue_expired()
@@ -542,6 +552,7 @@ async fn a_job_due_behind_a_workers_claims_is_claimed_within_the_interval() {
         .expect("urgent")
         .job_id;
     assert_eq!(claim_next(&client, 2).await, ids[2..4]);
+    // A real interval must pass: the client, not the server, times its reads from the front.
     tokio::time::sleep(flexiq_core::worker_store::positions::FROM_FRONT_EVERY).await;
     assert_eq!(claim_next(&client, 2).await, [urgent, ids[4]]);
 }

@@ -64,6 +64,49 @@ pub async fn client_with(configure: impl FnOnce(&mut ClientConfig)) -> Client {
     Client::connect(&config).await.expect("connect and migrate")
 }
 
+/// How long a test waits for something it expects to happen before it fails rather than hangs.
+pub const WITHIN: Duration = Duration::from_secs(30);
+
+/// Polls `check` until it holds, failing the test with `what` once [`WITHIN`] has passed: the
+/// wait for an event that nothing announces, as short as the event allows.
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + WITHIN;
+    while !check().await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited {WITHIN:?} for: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Waits until `condition`, an SQL boolean on the client's schema (`{schema}` is replaced),
+/// holds: for a lease, window or retention to pass by the server's clock, the one the
+/// statements under test read with now(). Each check is a transaction of its own, so that a
+/// statement sent afterwards reads a later now().
+pub async fn until_sql(client: &Client, condition: &str) {
+    let pool = sqlx::PgPool::connect(&server().url())
+        .await
+        .expect("connect");
+    let sql = format!(
+        "SELECT coalesce(({}), false)",
+        condition.replace("{schema}", client.schema())
+    );
+    let (pool_ref, sql_ref) = (&pool, &sql);
+    eventually(condition, move || async move {
+        sqlx::query_scalar::<_, bool>(sql_ref)
+            .fetch_one(pool_ref)
+            .await
+            .expect("condition")
+    })
+    .await;
+    pool.close().await;
+}
+
 /// Runs one query returning a single bigint, on the client's schema (`{schema}` is replaced).
 pub async fn scalar(client: &Client, sql: &str) -> i64 {
     let pool = sqlx::PgPool::connect(&server().url())
@@ -227,6 +270,7 @@ impl JobsLock {
             .expect("terminate");
         assert!(ended, "process {pid} was there to end");
         // Gone before anything else happens, so that it cannot go on past a lock released next.
+        let deadline = std::time::Instant::now() + WITHIN;
         loop {
             sqlx::query("SELECT pg_stat_clear_snapshot()")
                 .execute(&mut self.connection)
@@ -241,6 +285,10 @@ impl JobsLock {
             if !alive {
                 return;
             }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "process {pid} still there {WITHIN:?} after it was ended"
+            );
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
     }

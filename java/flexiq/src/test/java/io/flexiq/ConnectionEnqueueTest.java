@@ -106,16 +106,24 @@ class ConnectionEnqueueTest {
     void anIdleWorkerStartsTheJobRightAfterTheCommitAndNeverBefore() throws Exception {
         Task<String> task = Task.of(unique("woken"), String.class);
         ConcurrentHashMap<String, Long> startedAt = new ConcurrentHashMap<>();
+        WorkerProbe probe = WorkerProbe.of(queue);
         WorkerTest.running(queue.worker().handle(task, (payload, job) -> startedAt.put(payload, System.nanoTime()))
-                .pollInterval(Duration.ofSeconds(30)), () -> {
-                    Thread.sleep(300);
+                .pollInterval(Duration.ofSeconds(30)), probe, () -> {
+                    probe.awaitIdle();
                     List<Long> latencies = new ArrayList<>();
                     for (int i = 0; i < 5; i++) {
                         String payload = "p" + i;
                         long committed;
                         try (Connection c = transaction()) {
                             queue.enqueue(c, task, payload);
-                            Thread.sleep(200);
+                            // A job of the same task committed after it wakes the worker, which
+                            // looks while this one's transaction is open and runs only that one.
+                            String marker = "marker" + i;
+                            queue.enqueue(task, marker);
+                            WorkerTest.await("the marker's start", () -> startedAt.containsKey(marker));
+                            assertFalse(startedAt.containsKey(payload), "started before its commit");
+                            // Idle again, so that only the commit's announcement wakes it.
+                            probe.awaitIdle();
                             assertFalse(startedAt.containsKey(payload), "started before its commit");
                             c.commit();
                             committed = System.nanoTime();
@@ -134,11 +142,14 @@ class ConnectionEnqueueTest {
     void aWorkerPollingEvery50msNeverRunsAJobWhoseTransactionIsOpen() throws Exception {
         Task<String> task = Task.of(unique("held"), String.class);
         AtomicLong runs = new AtomicLong();
+        WorkerProbe probe = WorkerProbe.of(queue);
         WorkerTest.running(queue.worker().handle(task, (payload, job) -> runs.incrementAndGet())
-                .pollInterval(Duration.ofMillis(50)), () -> {
+                .pollInterval(Duration.ofMillis(50)), probe, () -> {
                     try (Connection c = transaction()) {
                         queue.enqueue(c, task, "held", key(unique("held")));
-                        Thread.sleep(2_000);
+                        // Polls that began after the enqueue, each of which would have taken the
+                        // job had it been visible (the first may have been under way).
+                        probe.awaitClaims(probe.claims(), 10);
                         assertEquals(0, runs.get(), "the handler ran while the enqueue's transaction was open");
                         c.commit();
                     }

@@ -26,6 +26,7 @@ public final class LimitsChild {
                     .handle(CALL, (call, job) -> {
                         record(jdbc, "INSERT INTO " + schema + ".runs VALUES (?, ?, clock_timestamp(), NULL)",
                                 job.jobId(), call.key());
+                        // The run's length, as the test asks: the overlaps it reads from runs need it.
                         Thread.sleep(call.sleepMillis());
                         record(jdbc, "UPDATE " + schema + ".runs SET ended = clock_timestamp() WHERE job_id = ?"
                                 + " AND key IS NOT DISTINCT FROM ?", job.jobId(), call.key());

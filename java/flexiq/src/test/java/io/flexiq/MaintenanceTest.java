@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -30,6 +32,27 @@ class MaintenanceTest {
         return TestDatabase.scalar("SELECT count(*) FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted"
                 + " AND l.objsubid = 1 AND (l.classid::bigint << 32 | l.objid::bigint)"
                 + " = hashtextextended('flexiq.maintenance." + schema + "', 0)");
+    }
+
+    /**
+     * Waits until {@code n} sessions that do not hold {@code schema}'s maintenance lock have
+     * each asked for it once more since this call, every one refused: the last statement of
+     * such a session is the election's, naming the schema's lock.
+     */
+    private static void awaitRefusedTries(String schema, int n) throws Exception {
+        long since = TestDatabase.scalar("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint");
+        await(n + " sessions refused the lock since " + since, () -> WorkerTest.scalar(
+                "SELECT count(*) FROM pg_stat_activity a WHERE a.state = 'idle'"
+                        + " AND a.query LIKE '%flexiq.maintenance." + schema + "''%'"
+                        + " AND a.state_change > to_timestamp(" + since + " / 1000000.0)"
+                        + " AND NOT EXISTS (SELECT FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory'"
+                        + " AND l.granted)") >= n);
+    }
+
+    /** The live threads of this JVM that run the maintenance of {@code schema}. */
+    private static List<String> maintenanceThreads(String schema) {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(name -> name.equals("flexiq-maintenance-" + schema)).toList();
     }
 
     /** A child JVM, with the last "elected" line it printed kept up to date. */
@@ -81,8 +104,10 @@ class MaintenanceTest {
             }
             await("every child to start", () -> children.stream().allMatch(c -> !c.lines.isEmpty()));
             await("one child to run maintenance", () -> electedOnes(children).size() == 1);
-            // Several intervals on, still exactly one, and its session is the one holding the lock.
-            Thread.sleep(1_000);
+            // Several intervals on, still exactly one, and its session is the one holding the lock:
+            // each of the other two has asked for it twice more since, and been refused.
+            awaitRefusedTries(schema, 2);
+            awaitRefusedTries(schema, 2);
             List<Child> elected = electedOnes(children);
             assertEquals(1, elected.size(), "exactly one elected");
             assertEquals(1, holders(schema));
@@ -103,10 +128,27 @@ class MaintenanceTest {
         String schema = TestDatabase.freshSchema();
         Maintenance off = Maintenance.builder().enabled(false).interval(Duration.ofMillis(50)).build();
         try (FlexiQ queue = FlexiQ.builder(TestDatabase.url()).schema(schema).migrate(true).maintenance(off).build()) {
-            WorkerTest.running(queue.worker().handle(EnqueueTest.CHARGE, (order, job) -> {}), () -> {
-                Thread.sleep(500);
+            CountDownLatch ran = new CountDownLatch(1);
+            WorkerTest.running(queue.worker().handle(EnqueueTest.CHARGE, (order, job) -> ran.countDown()), () -> {
+                // The worker is up and has run a job. A client that takes part starts its
+                // maintenance thread as its first worker starts, and tries for the lock at once.
+                queue.enqueue(EnqueueTest.CHARGE, ORDER);
+                assertTrue(ran.await(30, TimeUnit.SECONDS), "the worker ran a job");
+                assertEquals(List.of(), maintenanceThreads(schema), "a maintenance thread");
                 assertEquals(0, holders(schema));
                 assertFalse(queue.runsMaintenance());
+                // A client of the schema that takes part is elected: the lock was free, and the
+                // thread looked for above is there for it.
+                Maintenance on = Maintenance.builder().interval(Duration.ofMillis(50)).build();
+                try (FlexiQ other = FlexiQ.builder(TestDatabase.url()).schema(schema).maintenance(on).build()) {
+                    WorkerTest.running(other.worker().queues("other").handle(EnqueueTest.CHARGE, (order, job) -> {}),
+                            () -> {
+                        await("the other client to be elected", other::runsMaintenance);
+                        assertEquals(List.of("flexiq-maintenance-" + schema), maintenanceThreads(schema));
+                        assertEquals(1, holders(schema));
+                        assertFalse(queue.runsMaintenance());
+                    });
+                }
             });
         }
     }

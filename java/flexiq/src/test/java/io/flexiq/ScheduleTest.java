@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
 import io.flexiq.test.PostgresServer;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.sql.Connection;
@@ -30,6 +32,8 @@ class ScheduleTest {
     public record Beat(String note) {}
 
     static final Task<Beat> TICK = Task.of("tick", Beat.class);
+    /** Ticks of schedules that only show time passing for the others: not counted as ticks. */
+    static final Task<Beat> WITNESS = Task.of("witness", Beat.class);
 
     /** The once-a-second schedule every process of the first test declares. */
     static Schedule<Beat> everySecond(MissedTicks missed) {
@@ -50,21 +54,33 @@ class ScheduleTest {
         String url = TestDatabase.url();
         String schema = TestDatabase.freshSchema();
         FlexiQ.builder(url).schema(schema).migrate(true).build().close();
-        // Declared half a second past a whole second, closed ten seconds later: ticks 1 to 10.
-        long startAt = (System.currentTimeMillis() / 1000 + 5) * 1000 + 500;
-        long stopAt = startAt + 10_000;
         List<Process> children = new ArrayList<>();
+        List<BufferedReader> outputs = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            children.add(new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+            Process child = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xcheck:jni", "-cp", System.getProperty("java.class.path"), ScheduleChild.class.getName(), url,
-                    schema, Long.toString(startAt), Long.toString(stopAt))
+                    schema)
                     .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start());
+                    .start();
+            children.add(child);
+            outputs.add(new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8)));
+        }
+        // Every child up and connected, however long its JVM took to start: then the instants.
+        for (BufferedReader out : outputs) {
+            assertEquals("ready", out.readLine(), "child started");
+        }
+        // Declared half a second past a whole second, closed ten seconds later: ticks 1 to 10.
+        long startAt = (System.currentTimeMillis() / 1000 + 1) * 1000 + 500;
+        long stopAt = startAt + 10_000;
+        for (Process child : children) {
+            child.getOutputStream().write((startAt + " " + stopAt + "\n").getBytes(StandardCharsets.UTF_8));
+            child.getOutputStream().flush();
         }
         int accepted = 0;
         int replayed = 0;
-        for (Process child : children) {
-            String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        for (int c = 0; c < children.size(); c++) {
+            Process child = children.get(c);
+            String out = outputs.get(c).lines().collect(java.util.stream.Collectors.joining("\n"));
             assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child finished");
             assertEquals(0, child.exitValue(), "child exit code");
             for (String line : out.split("\n")) {
@@ -134,9 +150,10 @@ class ScheduleTest {
             // SKIP: the past ticks are left alone; the next one, three seconds ahead, comes.
             Instant skipDeclared = Instant.now();
             first.schedule(oncePerMinute("skipped", 3, new Beat("s")).missedTicks(MissedTicks.SKIP).build());
-            Thread.sleep(1_000);
-            assertEquals(1, jobs(schema, ""), "SKIP enqueued nothing for past ticks");
-            await("the next tick", () -> jobs(schema, "") == 2);
+            // Its first tick comes after anything it would have enqueued for past ticks.
+            await("the next tick", () -> jobs(schema, " AND run_at > to_timestamp(" + skipDeclared.toEpochMilli()
+                    + " / 1000.0)") > 0);
+            assertEquals(2, jobs(schema, ""), "SKIP enqueued nothing for past ticks: " + runAts(schema));
             Instant next = runAts(schema).get(1);
             assertTrue(next.isAfter(skipDeclared), "SKIP's first tick " + next + " comes after " + skipDeclared);
         }
@@ -173,19 +190,26 @@ class ScheduleTest {
             IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
                     () -> queue.schedule(everySecond(MissedTicks.SKIP)));
             assertTrue(twice.getMessage().contains("schedule every-second is already declared"), twice.getMessage());
+            // Another schedule of the same client, ticking each second as well, shows the ticks
+            // that came due after a close.
+            queue.schedule(Schedule.builder("witness", "* * * * * *", WITNESS, new Beat("w")).build());
             await("two ticks", () -> jobs(schema, "") >= 2);
             handle.close();
             long atClose = jobs(schema, "");
-            Thread.sleep(2_500);
+            awaitWitnessTicks(schema, 2);
             assertEquals(atClose, jobs(schema, ""), "no tick after the handle closed");
 
-            // Closed, the name can be declared again; closing the client stops it too.
+            // Closed, the name can be declared again; closing the client stops it too. Another
+            // client's schedule shows the ticks due after that.
             queue.schedule(everySecond(MissedTicks.SKIP));
             await("a tick after declaring again", () -> jobs(schema, "") > atClose);
-            queue.close();
-            long atClientClose = jobs(schema, "");
-            Thread.sleep(2_500);
-            assertEquals(atClientClose, jobs(schema, ""), "no tick after the client closed");
+            try (FlexiQ witness = FlexiQ.builder(url).schema(schema).build()) {
+                witness.schedule(Schedule.builder("witness-2", "* * * * * *", WITNESS, new Beat("w")).build());
+                queue.close();
+                long atClientClose = jobs(schema, "");
+                awaitWitnessTicks(schema, 2);
+                assertEquals(atClientClose, jobs(schema, ""), "no tick after the client closed");
+            }
             assertThrows(IllegalStateException.class, () -> queue.schedule(everySecond(MissedTicks.SKIP)));
         } finally {
             queue.close();
@@ -200,6 +224,7 @@ class ScheduleTest {
             ScheduleHandle handle = queue.schedule(everySecond(MissedTicks.SKIP));
             await("two ticks", () -> ticks(pg).size() >= 2);
             pg.shutDown();
+            // The outage itself: it must span ticks (three seconds' at the least, asserted below).
             Thread.sleep(3_500);
             pg.restart();
             int before = ticks(pg).size();
@@ -279,6 +304,16 @@ class ScheduleTest {
         } catch (java.sql.SQLException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * Waits until witness schedules have enqueued {@code n} ticks due after this call: every
+     * once-a-second tick due before the last of them has come due meanwhile.
+     */
+    private static void awaitWitnessTicks(String schema, int n) throws Exception {
+        long since = TestDatabase.scalar("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint");
+        await(n + " witness ticks", () -> WorkerTest.scalar("SELECT count(DISTINCT run_at) FROM " + schema
+                + ".jobs WHERE task = 'witness' AND run_at > to_timestamp(" + since + " / 1000000.0)") >= n);
     }
 
     private static List<Instant> runAts(String schema) throws Exception {

@@ -53,13 +53,13 @@ class WakeupChannelTest {
             List<String> before = untouched.stream().map(id -> state(queue, id)).toList();
 
             ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+            WorkerProbe probe = WorkerProbe.of(queue);
             WorkerTest.running(queue.worker()
                     .handle(EnqueueTest.CHARGE, (order, job) -> ran.add(job.jobId()))
-                    .pollInterval(Duration.ofMinutes(10)), () -> {
+                    .pollInterval(Duration.ofMinutes(10)), probe, () -> {
                 // Once the worker listens and has looked, only a wake-up makes it look again
                 // before its ten-minute poll.
-                WorkerTest.await("the worker to listen", () -> listening(channel));
-                Thread.sleep(500);
+                probe.awaitIdle();
                 try (Connection c = TestDatabase.jdbc(forger); Statement s = c.createStatement()) {
                     // Due now, silently: an UPDATE announces nothing.
                     TestDatabase.execute("UPDATE " + schema + ".jobs SET run_at = now(), state = 'available'"
@@ -75,8 +75,9 @@ class WakeupChannelTest {
                     }
                     // Awake and listening: every forgery now makes it look, and find nothing.
                     for (int i = 0; i < 100; i++) {
+                        long generation = probe.generation();
                         forge(s, channel, forged++);
-                        Thread.sleep(10);
+                        probe.awaitWaitingPast(generation);
                     }
                 }
                 WorkerTest.await("the due job to complete",
@@ -84,15 +85,6 @@ class WakeupChannelTest {
             });
             assertEquals(List.of(parked), List.copyOf(ran), "only the due job of its queue and task ran");
             assertEquals(before, untouched.stream().map(id -> state(queue, id)).toList());
-        }
-    }
-
-    private static boolean listening(String channel) {
-        try {
-            return TestDatabase.scalar("SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN \""
-                    + channel + "\"'") == 1;
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -30,8 +30,10 @@ public final class WorkerChild {
                                 out.println("started " + job.jobId());
                                 out.flush();
                             }
+                            // Hangs until the test kills this process, the event under test.
                             Thread.sleep(Long.MAX_VALUE);
                         }
+                        // Handlers of uneven length (0 to 2 ms), so that workers interleave.
                         Thread.sleep(order.amountCents() % 3);
                         String line = job.jobId() + " " + job.attempt() + " " + pid + " " + micros(start) + " "
                                 + micros(Instant.now());

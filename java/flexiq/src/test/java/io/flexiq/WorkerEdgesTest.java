@@ -12,6 +12,7 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -25,12 +26,12 @@ import org.junit.jupiter.api.Test;
 class WorkerEdgesTest {
     static final Task<EnqueueTest.Order> CHARGE = EnqueueTest.CHARGE;
 
-    /** Runs for {@code millis}, ignoring interrupts, as a badly behaved handler does. */
-    static void spinIgnoringInterrupts(long millis) {
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (System.nanoTime() < end) {
+    /** Waits for {@code latch}, ignoring interrupts, as a badly behaved handler does. */
+    static void awaitIgnoringInterrupts(CountDownLatch latch) {
+        while (true) {
             try {
-                Thread.sleep(5);
+                latch.await();
+                return;
             } catch (InterruptedException ignored) {
                 // Deliberately ignored.
             }
@@ -46,19 +47,42 @@ class WorkerEdgesTest {
             AtomicInteger running = new AtomicInteger();
             AtomicInteger mostAtOnce = new AtomicInteger();
             ConcurrentLinkedQueue<Integer> attempts = new ConcurrentLinkedQueue<>();
+            // Each attempt's handler outlives its timeout, ignoring the interrupt, until released.
+            Map<Integer, CountDownLatch> release = Map.of(1, new CountDownLatch(1), 2, new CountDownLatch(1),
+                    3, new CountDownLatch(1));
+            WorkerProbe probe = WorkerProbe.of(queue);
             WorkerTest.running(queue.worker()
                     .handle(CHARGE, (order, job) -> {
                         mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
                         attempts.add(job.attempt());
                         try {
-                            spinIgnoringInterrupts(1_500);
+                            awaitIgnoringInterrupts(release.get(job.attempt()));
                         } finally {
                             running.decrementAndGet();
                         }
                     })
                     .concurrency(4)
-                    .pollInterval(Duration.ofMillis(20)), () -> {
-                await("the job to be dead-lettered", () -> job(queue, id).state() == JobState.DEAD);
+                    .pollInterval(Duration.ofMillis(20)), probe, () -> {
+                try {
+                    for (int attempt = 2; attempt <= 3; attempt++) {
+                        int next = attempt;
+                        // The attempt before times out, fails, and this one is claimed while the
+                        // earlier one's thread still runs.
+                        await("attempt " + next + " to be claimed", () -> {
+                            JobInfo info = job(queue, id);
+                            return info.attempt() == next && info.state() == JobState.RUNNING;
+                        });
+                        // Five more polls of the claimer, the claimed attempt free to start all along.
+                        probe.awaitWaits(probe.waits(), 5);
+                        assertEquals(next - 1, attempts.size(), "attempt " + next
+                                + " started while an earlier attempt's thread ran: " + attempts);
+                        release.get(next - 1).countDown();
+                        await("attempt " + next + " to start", () -> attempts.size() == next);
+                    }
+                    await("the job to be dead-lettered", () -> job(queue, id).state() == JobState.DEAD);
+                } finally {
+                    release.values().forEach(CountDownLatch::countDown);
+                }
                 await("the last attempt's thread to end", () -> attempts.size() == 3 && running.get() == 0);
             });
             assertEquals(1, mostAtOnce.get(), "attempts of one job ran at once");
@@ -73,12 +97,15 @@ class WorkerEdgesTest {
                     .timeout(Duration.ofSeconds(1)).maxAttempts(1).build());
             CountDownLatch started = new CountDownLatch(1);
             AtomicLong interruptedAt = new AtomicLong();
+            AtomicLong lockTakenAt = new AtomicLong();
             AtomicLong lockReleasedAt = new AtomicLong();
+            // Released only once the test is done: the handler runs until it is interrupted.
+            CountDownLatch release = new CountDownLatch(1);
             WorkerTest.running(queue.worker()
                     .handle(CHARGE, (order, job) -> {
                         started.countDown();
                         try {
-                            Thread.sleep(30_000);
+                            release.await();
                         } catch (InterruptedException e) {
                             interruptedAt.set(System.nanoTime());
                         }
@@ -92,14 +119,21 @@ class WorkerEdgesTest {
                     try (Statement s = c.createStatement()) {
                         s.execute("LOCK TABLE " + queue.schema() + ".jobs IN ACCESS EXCLUSIVE MODE");
                     }
-                    Thread.sleep(5_000);
+                    lockTakenAt.set(System.nanoTime());
+                    // Held until the handler was interrupted and the worker's statements wait
+                    // for the table: the failure it records, and the lease extension due next.
+                    await("the handler to be interrupted", () -> interruptedAt.get() != 0);
+                    await("a statement of the worker to wait for the lock", () -> lockWaiters(queue) > 0);
                     lockReleasedAt.set(System.nanoTime());
                     c.commit();
+                } finally {
+                    release.countDown();
                 }
                 await("the timed-out attempt to be recorded", () -> job(queue, id).state() == JobState.DEAD);
             });
             assertTrue(interruptedAt.get() != 0, "the handler was interrupted");
-            assertTrue(interruptedAt.get() < lockReleasedAt.get(), "the timeout fired while the table was locked");
+            assertTrue(lockTakenAt.get() < interruptedAt.get() && interruptedAt.get() < lockReleasedAt.get(),
+                    "the timeout fired while the table was locked");
             assertEquals("timed out after 1000 ms", job(queue, id).lastError().orElseThrow());
         }
     }
@@ -123,6 +157,12 @@ class WorkerEdgesTest {
             assertTrue(stored.length() < 9_000, "bounded: " + stored.length());
             assertTrue(stored.endsWith("more bytes cut)"), stored.substring(stored.length() - 40));
         }
+    }
+
+    /** Statements waiting for a lock on the client's jobs table. */
+    static long lockWaiters(FlexiQ queue) {
+        return WorkerTest.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = to_regclass('"
+                + queue.schema() + ".jobs')");
     }
 
     /** The live threads of the worker whose threads carry this name prefix. */

@@ -28,8 +28,6 @@ import org.junit.jupiter.api.Test;
  */
 class WorkerLogicTest {
     static final Task<String> ECHO = Task.of("echo", String.class);
-    /** Far longer than any test: a handler that sleeps this long waits for an interrupt. */
-    static final long FOREVER_MILLIS = 600_000;
     /**
      * Extended every 200 ms, so that a lost lease shows soon; long enough that a stalled test
      * machine does not let it pass (the claimer rescues passed leases every poll).
@@ -41,6 +39,11 @@ class WorkerLogicTest {
     /** The worker's log, where a lost lease or a late outcome shows. */
     private CapturedLogs logs;
     private Worker worker;
+    /**
+     * Released once the test is done: a handler that waits for it runs until it is interrupted
+     * (or until the test ends, were it never interrupted).
+     */
+    private final CountDownLatch testDone = new CountDownLatch(1);
 
     /**
      * A client that never connected, as no {@link FlexiQ.Builder} makes one: its handle is never
@@ -58,6 +61,7 @@ class WorkerLogicTest {
 
     @AfterEach
     void closeWorker() {
+        testDone.countDown();
         logs.close();
         if (worker != null) {
             worker.close();
@@ -130,7 +134,7 @@ class WorkerLogicTest {
         start(worker((payload, job) -> {
             started.countDown();
             try {
-                Thread.sleep(FOREVER_MILLIS);
+                testDone.await();
             } catch (InterruptedException e) {
                 interrupted.set(true);
             }
@@ -226,7 +230,7 @@ class WorkerLogicTest {
         AtomicBoolean interrupted = new AtomicBoolean();
         start(worker((payload, job) -> {
             try {
-                Thread.sleep(FOREVER_MILLIS);
+                testDone.await();
             } catch (InterruptedException e) {
                 interrupted.set(true);
             }
@@ -245,7 +249,7 @@ class WorkerLogicTest {
         AtomicInteger runs = new AtomicInteger();
         start(worker((payload, job) -> {
             runs.incrementAndGet();
-            Thread.sleep(FOREVER_MILLIS);
+            testDone.await();
         }).concurrency(1).prefetch(1).shutdownTimeout(Duration.ofMillis(100)));
         await("both jobs to be claimed, one running and one waiting",
                 () -> store.state(first) == State.RUNNING && store.state(second) == State.RUNNING && runs.get() == 1);
@@ -273,7 +277,7 @@ class WorkerLogicTest {
             attempts.add(job.attempt());
             try {
                 if (job.attempt() == 1) {
-                    awaitIgnoringInterrupts(release);
+                    WorkerEdgesTest.awaitIgnoringInterrupts(release);
                 }
             } finally {
                 running.decrementAndGet();
@@ -304,8 +308,10 @@ class WorkerLogicTest {
         AtomicInteger claimed = new AtomicInteger();
         AtomicInteger completed = new AtomicInteger();
         AtomicInteger mostOutstanding = new AtomicInteger();
-        // Completions that take a while, as over a busy database: a handler that returned frees
-        // its slot, but the worker claims at most four batches more than it has recorded.
+        CountDownLatch completionsAnswer = new CountDownLatch(1);
+        // Completions that hang, as over a stalled database, until the test has seen the claims
+        // stop: a handler that returned frees its slot, but the worker claims at most four
+        // batches more than it has recorded.
         WorkerStore slowCompletions = new ForwardingStore(store) {
             @Override
             public int claim(String[] queues, String[] tasks, int limit, long leaseMillis, long token,
@@ -318,7 +324,7 @@ class WorkerLogicTest {
             @Override
             public long[] complete(long[] ids, int[] attempts) {
                 try {
-                    Thread.sleep(200);
+                    completionsAnswer.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -329,21 +335,21 @@ class WorkerLogicTest {
         };
         worker = worker((payload, job) -> {}).concurrency(1).prefetch(0).claimBatch(2).build(slowCompletions)
                 .start();
+        try {
+            // One running (concurrency 1, prefetch 0) plus four batches of two whose handlers returned.
+            await("nine claimed attempts unrecorded", () -> claimed.get() - completed.get() >= 9);
+            // The claimer goes round once each poll, putting back passed leases first: two rounds
+            // more, and it had every chance to claim past the limit.
+            int rescues = store.calls(FakeWorkerStore.Call.RESCUE_EXPIRED);
+            await("two more rounds of the claimer",
+                    () -> store.calls(FakeWorkerStore.Call.RESCUE_EXPIRED) >= rescues + 2);
+            assertEquals(9, claimed.get() - completed.get(), "claimed no further while no outcome was recorded");
+        } finally {
+            completionsAnswer.countDown();
+        }
         await("the jobs to complete", () -> ids.stream().allMatch(id -> store.state(id) == State.COMPLETED));
         worker.close();
         // One running (concurrency 1, prefetch 0) plus four batches of two whose handlers returned.
         assertEquals(9, mostOutstanding.get(), "claimed attempts whose completion was not recorded yet");
-    }
-
-    /** Waits for {@code latch}, ignoring interrupts, as a badly behaved handler does. */
-    private static void awaitIgnoringInterrupts(CountDownLatch latch) {
-        while (true) {
-            try {
-                latch.await();
-                return;
-            } catch (InterruptedException ignored) {
-                // Deliberately ignored.
-            }
-        }
     }
 }

@@ -50,12 +50,14 @@ class WorkerOutageTest {
             WorkerTest.running(queue.worker()
                     .handle(CHARGE, (order, job) -> {
                         runs.computeIfAbsent(Long.parseLong(job.jobId()), id -> new AtomicInteger()).incrementAndGet();
+                        // A little work per job, so that the jobs run on across the outage.
                         Thread.sleep(1);
                     })
                     .concurrency(8)
                     .pollInterval(Duration.ofMillis(100)), () -> {
                 await("a fifth of the jobs to run", () -> runs.size() > JOBS / 5);
                 pg.shutDown();
+                // The outage itself: real time the worker must ride out with PostgreSQL gone.
                 Thread.sleep(3_000);
                 pg.restart();
                 await("every job to finish", () -> finished(pg, schema) == JOBS);

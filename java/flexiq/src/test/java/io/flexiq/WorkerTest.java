@@ -30,13 +30,31 @@ class WorkerTest {
         }
     }
 
+    /** Runs a query returning one number as the superuser, failing the test on an error. */
+    static long scalar(String sql) {
+        try {
+            return TestDatabase.scalar(sql);
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(sql, e);
+        }
+    }
+
     interface Body {
         void run() throws Exception;
     }
 
     /** Runs {@code body} while a worker built from {@code builder} runs, then closes it. */
     static void running(Worker.Builder builder, Body body) throws Exception {
-        Worker worker = builder.build().start();
+        running(builder.build(), body);
+    }
+
+    /** As above, the worker calling PostgreSQL through {@code store} (a {@link WorkerProbe}, say). */
+    static void running(Worker.Builder builder, WorkerStore store, Body body) throws Exception {
+        running(builder.build(store), body);
+    }
+
+    private static void running(Worker built, Body body) throws Exception {
+        Worker worker = built.start();
         try {
             body.run();
         } finally {
@@ -96,19 +114,33 @@ class WorkerTest {
         try (FlexiQ queue = TestDatabase.client()) {
             String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1));
             AtomicInteger runs = new AtomicInteger();
+            CountDownLatch release = new CountDownLatch(1);
             JobHandler<EnqueueTest.Order> slow = (order, job) -> {
                 runs.incrementAndGet();
-                Thread.sleep(2_000);
+                release.await();
             };
-            // Two workers with short leases: the second puts back any job whose lease passes.
+            // Two workers with short leases: either puts back any job whose lease passes, the
+            // other worker's included, at every poll. The probe counts both workers' passes.
+            WorkerProbe probe = WorkerProbe.of(queue);
             Worker other = queue.worker().handle(CHARGE, slow).lease(Duration.ofMillis(600))
-                    .pollInterval(Duration.ofMillis(50)).build().start();
+                    .pollInterval(Duration.ofMillis(50)).build(probe).start();
             try {
                 running(queue.worker().handle(CHARGE, slow).lease(Duration.ofMillis(600))
-                        .pollInterval(Duration.ofMillis(50)), () -> {
+                        .pollInterval(Duration.ofMillis(50)), probe, () -> {
+                    await("the handler to start", () -> runs.get() == 1);
+                    // Held past the lease it was claimed under, by the server's clock, and two
+                    // rescue passes after that: without an extension the job would be back.
+                    await("the first lease to pass", () -> scalar("SELECT count(*) FROM " + queue.schema()
+                            + ".jobs WHERE id = " + id + " AND started_at + interval '600 milliseconds' < now()") == 1);
+                    probe.awaitRescues(probe.rescues(), 2);
+                    JobInfo held = job(queue, id);
+                    assertEquals(JobState.RUNNING, held.state(), "still held by its first attempt");
+                    assertEquals(1, held.attempt());
+                    release.countDown();
                     await("the job to complete", () -> job(queue, id).state() == JobState.COMPLETED);
                 });
             } finally {
+                release.countDown();
                 other.close();
             }
             assertEquals(1, runs.get(), "the lease was extended while the handler ran");
@@ -122,16 +154,22 @@ class WorkerTest {
             String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1), EnqueueOptions.builder()
                     .timeout(Duration.ofMillis(200)).maxAttempts(1).build());
             CountDownLatch interrupted = new CountDownLatch(1);
+            // Released only once the test is done: the handler runs until it is interrupted.
+            CountDownLatch release = new CountDownLatch(1);
             running(queue.worker()
                     .handle(CHARGE, (order, job) -> {
                         try {
-                            Thread.sleep(60_000);
+                            release.await();
                         } catch (InterruptedException e) {
                             interrupted.countDown();
                         }
                     }), () -> {
-                await("the job to time out", () -> job(queue, id).state() == JobState.DEAD);
-                assertTrue(interrupted.await(10, TimeUnit.SECONDS), "the handler was interrupted");
+                try {
+                    await("the job to time out", () -> job(queue, id).state() == JobState.DEAD);
+                    assertTrue(interrupted.await(10, TimeUnit.SECONDS), "the handler was interrupted");
+                } finally {
+                    release.countDown();
+                }
             });
             assertEquals(Optional.of("timed out after 200 ms"), job(queue, id).lastError());
         }
@@ -143,12 +181,14 @@ class WorkerTest {
             List<String> ids = queue.enqueueMany(CHARGE, List.of(new EnqueueTest.Order(1, 1),
                     new EnqueueTest.Order(2, 2), new EnqueueTest.Order(3, 3)), EnqueueOptions.defaults());
             CountDownLatch started = new CountDownLatch(1);
+            // Never released before closing: the running handler is interrupted by the close.
+            CountDownLatch release = new CountDownLatch(1);
             AtomicInteger runs = new AtomicInteger();
             Worker worker = queue.worker()
                     .handle(CHARGE, (order, job) -> {
                         runs.incrementAndGet();
                         started.countDown();
-                        Thread.sleep(60_000);
+                        release.await();
                     })
                     .concurrency(1)
                     .prefetch(2)
@@ -158,6 +198,7 @@ class WorkerTest {
             assertTrue(started.await(30, TimeUnit.SECONDS));
             await("all three to be claimed", () -> ids.stream().allMatch(id -> job(queue, id).state() == JobState.RUNNING));
             worker.close();
+            release.countDown();
             assertEquals(1, runs.get(), "one thread, one handler started");
             for (String id : ids) {
                 JobInfo back = job(queue, id);
@@ -239,10 +280,12 @@ class WorkerTest {
     void anIdleWorkerWakesOnANewJobWithoutWaitingForItsPoll() throws Exception {
         try (FlexiQ queue = TestDatabase.client()) {
             CountDownLatch ran = new CountDownLatch(1);
+            WorkerProbe probe = WorkerProbe.of(queue);
             running(queue.worker()
                     .handle(CHARGE, (order, job) -> ran.countDown())
-                    .pollInterval(Duration.ofMinutes(5)), () -> {
-                Thread.sleep(500);
+                    .pollInterval(Duration.ofMinutes(5)), probe, () -> {
+                // Idle, listening: only the new job's announcement makes it look before its poll.
+                probe.awaitIdle();
                 queue.enqueue(CHARGE, new EnqueueTest.Order(1, 1));
                 assertTrue(ran.await(20, TimeUnit.SECONDS), "woken by PostgreSQL's notification");
             });

@@ -15,9 +15,11 @@ import io.flexiq.FlexiQ;
 import io.flexiq.FlexiQListener;
 import io.flexiq.JobContext;
 import io.flexiq.JobQueue;
+import io.flexiq.Maintenance;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.Task;
 import io.flexiq.TestQueue;
+import io.flexiq.Worker;
 import io.flexiq.micrometer.FlexiQMetrics;
 import io.flexiq.test.FlexiQExtension;
 import io.flexiq.test.FlexiQPostgresInitializer;
@@ -29,7 +31,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -304,7 +308,7 @@ class FlexiQAutoConfigurationTest {
     }
 
     @Test
-    void theWorkersClientRunsMaintenanceUnlessTurnedOff() {
+    void theWorkersClientRunsMaintenanceUnlessTurnedOff(PostgresServer server) {
         runner.withUserConfiguration(Handlers.class).withPropertyValues("flexiq.maintenance.interval=50ms")
                 .run(context -> {
                     FlexiQ client = context.getBean(FlexiQ.class);
@@ -318,9 +322,40 @@ class FlexiQAutoConfigurationTest {
                 .withPropertyValues("flexiq.maintenance.enabled=false", "flexiq.maintenance.interval=50ms")
                 .run(context -> {
                     assertTrue(context.getBean(FlexiQWorkerLifecycle.class).isRunning());
-                    Thread.sleep(500);
-                    assertFalse(context.getBean(FlexiQ.class).runsMaintenance());
+                    FlexiQ client = context.getBean(FlexiQ.class);
+                    String schema = client.schema();
+                    // The worker is up and has run a job. A client that takes part starts its
+                    // maintenance thread as its first worker starts, and tries for the lock at once.
+                    client.enqueue(CHARGE, new Charge(10, 1, Instant.EPOCH));
+                    assertNotNull(context.getBean(Handlers.class).charged.poll(30, TimeUnit.SECONDS),
+                            "the worker ran a job");
+                    assertEquals(List.of(), maintenanceThreads(schema), "a maintenance thread");
+                    assertFalse(client.runsMaintenance());
+                    // A client of the schema that takes part is elected: the lock was free, and
+                    // the thread looked for above is there for it.
+                    Maintenance on = Maintenance.builder().interval(Duration.ofMillis(50)).build();
+                    try (FlexiQ other = FlexiQ.builder(server.url()).schema(schema).maintenance(on).build()) {
+                        Worker worker = other.worker().queues("other").handle(CHARGE, (charge, job) -> { }).build()
+                                .start();
+                        try {
+                            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                            while (!other.runsMaintenance() && System.nanoTime() < end) {
+                                Thread.sleep(10);
+                            }
+                            assertTrue(other.runsMaintenance(), "the other client was elected");
+                            assertEquals(List.of("flexiq-maintenance-" + schema), maintenanceThreads(schema));
+                            assertFalse(client.runsMaintenance());
+                        } finally {
+                            worker.close();
+                        }
+                    }
                 });
+    }
+
+    /** The live threads of this JVM that run the maintenance of {@code schema}. */
+    private static List<String> maintenanceThreads(String schema) {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(name -> name.equals("flexiq-maintenance-" + schema)).toList();
     }
 
     @Test
