@@ -14,20 +14,22 @@ classpath) enqueues the same requests, and each side must replay the job the oth
   asks for Java's default retention of such keys ({"keyRetentionMs": 86400000}); without it the
   request differs, a conflict;
 - an unknown option raises SQLSTATE 22023;
-- every ```sql block of README.md runs as written against the migrated `flexiq` schema (at least
-  one once README.md has the section "Enqueue from any language").
+- every ```sql block of README.md and docs/**/*.md runs as written against the migrated `flexiq`
+  schema (at least one once a document has the section "Enqueue from any language", which
+  docs/sql-producers.md holds).
 
 PostgreSQL: the database of FLEXIQ_TEST_DATABASE_URL when set (on a schema of its own, dropped
 at the end), else a throwaway cluster from the machine's binaries (FLEXIQ_PG_BIN, else
 `pg_config --bindir`) on a free loopback port, run as the OS user postgres when we are root, and
 removed at the end, also on failure.
 
-Usage: python3 tests/check_sql_producer.py --classpath CP [--java PATH] [--readme PATH]
+Usage: python3 tests/check_sql_producer.py --classpath CP [--java PATH] [--docs ROOT]
 
 Prints one line per failure and ends with "N passed, M failed"; exits non-zero on any failure.
 """
 
 import argparse
+import glob
 import hashlib
 import json
 import os
@@ -50,7 +52,7 @@ PEER = "io.flexiq.SqlProducerPeer"
 JAVA_IDEMPOTENCY_RETENTION = {"keyRetentionMs": 86400000}
 # Java writes Double.MIN_VALUE with a digit too many and refuses it (see VectorsTest).
 JAVA_REFUSES = {"float_min_subnormal"}
-README_SECTION = "Enqueue from any language"
+SQL_SECTION = "Enqueue from any language"
 
 
 # --- the key recipe, as every binding applies it ---------------------------------------------
@@ -199,17 +201,27 @@ class Checks:
             print("FAIL %s: expected %r, got %r" % (what, expected, actual))
 
 
-def readme_examples(path, schema):
-    """The ```sql blocks of the README, on `schema` rather than `flexiq` if need be."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        return False, []
-    blocks = re.findall(r"```sql\n(.*?)```", text, re.DOTALL)
+def documents(root):
+    """README.md, then every .md file under docs/, sorted by path: the documentation."""
+    docs = sorted(glob.glob(os.path.join(root, "docs", "**", "*.md"), recursive=True))
+    return [os.path.join(root, "README.md")] + docs
+
+
+def sql_examples(root, schema):
+    """The ```sql blocks of the documentation, on `schema` rather than `flexiq` if need be, and
+    whether a document has the section SQL_SECTION."""
+    has_section, blocks = False, []
+    for path in documents(root):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            continue
+        has_section = has_section or SQL_SECTION in text
+        blocks += re.findall(r"```sql\n(.*?)```", text, re.DOTALL)
     if schema != "flexiq":
         blocks = [re.sub(r"\bflexiq\.", schema + ".", block) for block in blocks]
-    return README_SECTION in text, blocks
+    return has_section, blocks
 
 
 def run(args, database, checks):
@@ -219,7 +231,7 @@ def run(args, database, checks):
     # Migrates the schema, so that SQL can go first.
     java_peer(args, database, [])
 
-    # SQL first: every vector with its derived key, an idempotency key, the README's examples.
+    # SQL first: every vector with its derived key, an idempotency key, the docs' examples.
     sql_ids = {}
     for v in vectors:
         canonical = canonicalize(v["payload"])
@@ -234,13 +246,13 @@ def run(args, database, checks):
     sql_keyed, outcome, _ = database.enqueue(keyed_task, canonicalize(keyed_payload),
                                              "evt-sql-first", JAVA_IDEMPOTENCY_RETENTION)
     checks.equal("idempotency key from SQL", "accepted", outcome)
-    has_section, examples = readme_examples(args.readme, database.schema)
+    has_section, examples = sql_examples(args.docs, database.schema)
     if has_section:
-        checks.equal("README has psql examples", True, len(examples) > 0)
+        checks.equal("the docs have psql examples", True, len(examples) > 0)
     for n, example in enumerate(examples):
         rows = database.psql(example)
-        checks.equal("README example %d: first run" % n, "accepted", rows[0][1])
-        checks.equal("README example %d: second run" % n, [[rows[0][0], "replayed", ""]],
+        checks.equal("docs example %d: first run" % n, "accepted", rows[0][1])
+        checks.equal("docs example %d: second run" % n, [[rows[0][0], "replayed", ""]],
                      database.psql(example))
 
     # Java: replays what SQL accepted, and goes first for the rest.
@@ -299,7 +311,8 @@ def main(argv):
     parser.add_argument("--classpath", required=True,
                         help="the flexiq project's test runtime classpath")
     parser.add_argument("--java", default="java")
-    parser.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
+    parser.add_argument("--docs", default=ROOT,
+                        help="the directory holding README.md and docs/ (default: the repository)")
     args = parser.parse_args(argv[1:])
 
     # Gradle ends a cancelled build's processes with SIGTERM: clean up as on any failure.

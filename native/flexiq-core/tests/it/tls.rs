@@ -196,8 +196,8 @@ async fn verify_full_refuses_a_certificate_from_another_root() {
 
 /// verify-ca checks the chain against sslrootcert. libpq would not check the host name; sqlx 0.8
 /// over rustls 0.23.24 and later still does (sqlx issue #3793), so verify-ca connects only where
-/// verify-full would. Should this test fail on the host name, that was fixed: the README's line
-/// on verify-ca changes with it.
+/// verify-full would. Should this test fail on the host name, that was fixed: the line on
+/// verify-ca in docs/security.md changes with it.
 #[tokio::test]
 async fn verify_ca_checks_the_root_and_for_now_the_host() {
     let server = tls_server();

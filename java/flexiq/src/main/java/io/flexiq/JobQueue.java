@@ -11,8 +11,8 @@ public interface JobQueue {
     /**
      * Enqueues a job; returns its id and what happened to it.
      *
-     * @throws IllegalArgumentException if the task is null, or a value is out of range (see the
-     *     README's Limits)
+     * @throws IllegalArgumentException if the task is null, or a value is out of range (see
+     *     docs/limits-and-errors.md)
      * @throws NullPointerException if the options are null
      * @throws IdempotencyConflictException if the key is bound to a different request
      * @throws StorageUnavailableException if PostgreSQL cannot be reached in time

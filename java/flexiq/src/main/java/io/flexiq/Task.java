@@ -40,7 +40,7 @@ public final class Task<T> {
 
     /**
      * {@code task} itself; {@link IllegalArgumentException} when it is null, as every call that
-     * takes a task says (see the README's Errors).
+     * takes a task says (see docs/limits-and-errors.md).
      */
     static <T> Task<T> require(Task<T> task) {
         if (task == null) {

@@ -6,8 +6,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's dashboard snippets (fenced as {@code java dashboard}, which the core's snippet
- * test leaves alone) compile together against this module.
+ * The dashboard snippets of README.md and docs/ (fenced as {@code java dashboard}, which the
+ * core's snippet test leaves alone) compile together against this module.
  */
 class ReadmeDashboardSnippetsTest {
     @Test

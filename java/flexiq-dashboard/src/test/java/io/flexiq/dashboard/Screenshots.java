@@ -12,8 +12,9 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
 
 /**
- * Takes the README's screenshots of the dashboard's main pages, over sample jobs on a throwaway
- * PostgreSQL: {@code gradle -q :flexiq-dashboard:screenshots} writes them to docs/screenshots.
+ * Takes the screenshots in docs/dashboard.md of the dashboard's main pages, over sample jobs on a
+ * throwaway PostgreSQL: {@code gradle -q :flexiq-dashboard:screenshots} writes them to
+ * docs/screenshots.
  * Never part of the library's jar.
  */
 final class Screenshots {

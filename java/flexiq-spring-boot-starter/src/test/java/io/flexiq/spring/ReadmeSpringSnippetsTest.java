@@ -6,12 +6,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's Spring snippets (fenced as {@code java spring}, which the core's snippet test
- * leaves alone) compile together against the starter.
+ * The Spring snippets of README.md and docs/ (fenced as {@code java spring}, which the core's
+ * snippet test leaves alone) compile together against the starter.
  */
 class ReadmeSpringSnippetsTest {
     @Test
     void compile(@TempDir Path dir) throws Exception {
-        ReadmeSnippets.assertCompile(ReadmeSnippets.fenced("java spring", 2), dir);
+        ReadmeSnippets.assertCompile(ReadmeSnippets.fenced("java spring", 3), dir);
     }
 }
