@@ -745,6 +745,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         private static final int MAX_SCHEMA_NAME_LENGTH = 63 - "flexiq_".length();
 
         private final String url;
+        private String directUrl;
         private int poolSize = 10;
         private String schema = "flexiq";
         private Duration connectTimeout = Duration.ofSeconds(5);
@@ -760,6 +761,22 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
         private Builder(String url) {
             this.url = Limits.text("url", url);
+        }
+
+        /**
+         * A URL that reaches PostgreSQL without a connection pooler that shares server sessions
+         * (PgBouncer in transaction mode), for the sessions FlexiQ keeps open: the wake-up
+         * listener ({@code LISTEN}) and the maintenance election. Needed, and only then, when
+         * the client's URL goes through such a pooler, which {@link #build()} finds out and
+         * names (default: none; those sessions go to the client's URL). The pooled URL then
+         * carries every statement, each in a transaction of its own and without named prepared
+         * statements. See the connections guide.
+         *
+         * @throws IllegalArgumentException if the URL is null, empty or holds a NUL character
+         */
+        public Builder directUrl(String directUrl) {
+            this.directUrl = Limits.text("directUrl", directUrl);
+            return this;
         }
 
         /** The most connections the client opens (default 10). */
@@ -910,11 +927,12 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
          * @throws StorageUnavailableException if PostgreSQL cannot be reached within the timeout,
          *     or TLS fails (a certificate file unreadable, the server's certificate refused, TLS
          *     required but not offered); the message says why
-         * @throws IllegalArgumentException if the URL or its TLS settings are invalid
+         * @throws IllegalArgumentException if the URL or its TLS settings are invalid, or the URL
+         *     goes through a pooler that shares server sessions and no {@link #directUrl} is set
          */
         public FlexiQ build() {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
-            long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(),
+            long handle = NativeBridge.connect(url, directUrl, schema, poolSize, connectTimeout.toMillis(),
                     acquireTimeout.toMillis(), migrate);
             FlexiQ client = new FlexiQ(handle, schema, s, new StoredPayloads(codec, decodeOnly.values()), keyRetention,
                     maintenance);
