@@ -34,9 +34,11 @@
 //! than its size.
 
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use futures_util::FutureExt;
 use sqlx::postgres::{PgArguments, PgConnectOptions, PgConnection, PgRow, Postgres};
 use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Connection, Executor, FromRow, Row};
@@ -214,17 +216,44 @@ impl Pool {
         let mut lent = self.lend(repeat == Repeat::Never).await?;
         // A copy of the call (it borrows what it sends), in case it must go out again.
         let again = work.clone();
-        let outcome = lent.conn.run(self.sessions, work).await;
+        let outcome = self.shielded(&mut lent, work).await?;
         let stale = lent.unchecked && outcome.as_ref().is_err_and(connection_lost);
         if repeat == Repeat::Safe && stale {
             // The connection died while idle: most likely the statement never reached a
             // server, and either way it may run again. The dead connection is dropped.
             drop(lent);
             let mut lent = self.lend(true).await?;
-            let outcome = lent.conn.run(self.sessions, again).await;
+            let outcome = self.shielded(&mut lent, again).await?;
             return Ok(lent.finish(outcome));
         }
         Ok(lent.finish(outcome))
+    }
+
+    /// Runs `work` on the lent connection. An answer of a shape the driver does not expect (a
+    /// row with fewer values than its statement's description, which a pooler that mixes up
+    /// statements can cause) makes the driver panic rather than fail: that becomes a
+    /// [`Error::Storage`]; the caller then drops `lent`, whose connection is in no known state.
+    async fn shielded<T>(
+        &self,
+        lent: &mut Lent<'_>,
+        work: impl AsyncFnOnce(&mut PgConnection) -> sqlx::Result<T>,
+    ) -> Result<sqlx::Result<T>> {
+        AssertUnwindSafe(lent.conn.run(self.sessions, work))
+            .catch_unwind()
+            .await
+            .map_err(|panic| {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("no message");
+                Error::Storage(format!(
+                    "PostgreSQL answered a statement of schema {} in a shape FlexiQ does not \
+                     expect ({what}); if a connection pooler sits between them, it may be \
+                     mixing up statements: check that its pool mode is session or transaction",
+                    self.schema
+                ))
+            })
     }
 
     /// A statement as the pool's connections send it: prepared under a name and kept by the
@@ -508,6 +537,65 @@ mod tests {
                 ("off".into(), "force_generic_plan".into(), "off".into())
             );
         }
+    }
+
+    /// A statement whose answer breaks the driver (a panic inside it) fails as a storage error
+    /// naming the schema, and its connection is dropped rather than reused.
+    #[tokio::test]
+    async fn an_answer_that_breaks_the_driver_is_a_storage_error_and_its_connection_is_dropped() {
+        let (_server, options) = throwaway_server();
+        let timeout = Duration::from_secs(10);
+        let pool = Pool::new(
+            options.clone(),
+            Sessions::Own,
+            options,
+            1,
+            timeout,
+            timeout,
+            "s",
+        );
+        let before = backend(&pool).await;
+        let broken = pool
+            .run(Repeat::Safe, async |c| {
+                let row = sqlx::query("SELECT 1").fetch_one(c).await?;
+                let values: Vec<i32> = Vec::new();
+                // What the driver does with a row shorter than its description.
+                Ok(values[row.len()])
+            })
+            .await;
+        assert!(
+            matches!(&broken, Err(Error::Storage(m)) if m.contains("schema s") && m.contains("shape")),
+            "{broken:?}"
+        );
+        assert_ne!(backend(&pool).await, before, "a fresh connection");
+    }
+
+    /// A row of a type other than the one asked for fails the call; nothing panics.
+    #[tokio::test]
+    async fn a_mistyped_answer_fails_the_call() {
+        let (_server, options) = throwaway_server();
+        let timeout = Duration::from_secs(10);
+        let pool = Pool::new(
+            options.clone(),
+            Sessions::Own,
+            options,
+            1,
+            timeout,
+            timeout,
+            "s",
+        );
+        let mistyped: Result<sqlx::Result<(i64, bool)>> = pool
+            .run(Repeat::Safe, async |c| {
+                sqlx::query_as("SELECT 'x'::text, 1").fetch_one(c).await
+            })
+            .await;
+        assert!(matches!(mistyped, Ok(Err(_))), "{mistyped:?}");
+        let short: Result<sqlx::Result<(i64, bool, i64)>> = pool
+            .run(Repeat::Safe, async |c| {
+                sqlx::query_as("SELECT 1::bigint, true").fetch_one(c).await
+            })
+            .await;
+        assert!(matches!(short, Ok(Err(_))), "{short:?}");
     }
 
     /// The pid of the backend behind the pool's one connection, idle after this call.
