@@ -1,5 +1,6 @@
 package io.flexiq;
 
+import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,5 +1,7 @@
 package io.flexiq;
 
+import io.flexiq.internal.Durations;
+import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

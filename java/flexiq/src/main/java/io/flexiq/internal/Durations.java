@@ -1,4 +1,4 @@
-package io.flexiq;
+package io.flexiq.internal;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -8,48 +8,48 @@ import java.time.Instant;
  * out of range is refused with an {@link IllegalArgumentException} that states the range, rather
  * than overflowing later in Java, in native code or in PostgreSQL.
  */
-final class Durations {
+public final class Durations {
     /**
      * The longest duration a job keeps (delay, timeout, key retention, retry delays): 36500 days,
      * about 100 years. PostgreSQL adds it to a time through float8 exactly (up to about 285
      * years), and a retry's jittered delay, up to twice as long, is still far from overflowing.
      */
-    static final Duration MAX_STORED = Duration.ofDays(36_500);
+    public static final Duration MAX_STORED = Duration.ofDays(36_500);
     /** The longest client or worker setting (connect timeout, lease, poll interval, shutdown timeout). */
-    static final Duration MAX_SETTING = Duration.ofDays(1);
+    public static final Duration MAX_SETTING = Duration.ofDays(1);
     /** The shortest positive duration: they all cross into native code in whole milliseconds. */
-    static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
+    public static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
     /** The earliest {@code runAt}. */
-    static final Instant MIN_RUN_AT = Instant.parse("0001-01-01T00:00:00Z");
+    public static final Instant MIN_RUN_AT = Instant.parse("0001-01-01T00:00:00Z");
     /** The latest {@code runAt} that is stored as given (to the microsecond). */
-    static final Instant MAX_RUN_AT = Instant.parse("9999-12-31T23:59:59.999999Z");
+    public static final Instant MAX_RUN_AT = Instant.parse("9999-12-31T23:59:59.999999Z");
     /** The first instant past the range; instants before it lose only their nanoseconds. */
     private static final Instant END_OF_RUN_AT = Instant.parse("+10000-01-01T00:00:00Z");
 
     private Durations() {}
 
     /** A duration a job keeps, from 0 to {@link #MAX_STORED}. */
-    static Duration stored(String what, Duration value) {
+    public static Duration stored(String what, Duration value) {
         return between(what, value, Duration.ZERO, MAX_STORED);
     }
 
     /** A duration a job keeps that must be positive: from 1 ms to {@link #MAX_STORED}. */
-    static Duration storedPositive(String what, Duration value) {
+    public static Duration storedPositive(String what, Duration value) {
         return between(what, value, ONE_MILLISECOND, MAX_STORED);
     }
 
     /** A client or worker setting: from 1 ms to {@link #MAX_SETTING}. */
-    static Duration setting(String what, Duration value) {
+    public static Duration setting(String what, Duration value) {
         return between(what, value, ONE_MILLISECOND, MAX_SETTING);
     }
 
     /** A client or worker setting that may be zero: from 0 to {@link #MAX_SETTING}. */
-    static Duration settingOrZero(String what, Duration value) {
+    public static Duration settingOrZero(String what, Duration value) {
         return between(what, value, Duration.ZERO, MAX_SETTING);
     }
 
     /** A stored time (a due time, a deadline), from {@link #MIN_RUN_AT} to {@link #MAX_RUN_AT}. */
-    static Instant instant(String what, Instant value) {
+    public static Instant instant(String what, Instant value) {
         if (value == null) {
             throw new IllegalArgumentException(what + " must not be null");
         }

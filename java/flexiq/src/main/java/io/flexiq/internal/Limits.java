@@ -1,4 +1,6 @@
-package io.flexiq;
+package io.flexiq.internal;
+
+import io.flexiq.PayloadSerializationException;
 
 /**
  * Input limits checked in Java before anything crosses into native code. The Rust core checks
@@ -7,26 +9,26 @@ package io.flexiq;
  * <p>Every string that crosses must be valid UTF-16: an unpaired surrogate has no UTF-8 form, and
  * replacing it would make different keys or names one.
  */
-final class Limits {
+public final class Limits {
     /** The longest key accepted, in bytes of UTF-8. */
-    static final int MAX_KEY_BYTES = 512;
+    public static final int MAX_KEY_BYTES = 512;
     /** The longest task name accepted, in bytes of UTF-8. */
-    static final int MAX_TASK_NAME_BYTES = 255;
+    public static final int MAX_TASK_NAME_BYTES = 255;
     /** The longest scope, queue, tag or checkpoint name accepted, in bytes of UTF-8. */
-    static final int MAX_NAME_BYTES = 128;
+    public static final int MAX_NAME_BYTES = 128;
 
     /**
      * The largest payload accepted, in bytes as stored (after a codec): PostgreSQL takes at most
      * 1 GiB in one message and refuses a larger one by closing the connection.
      */
-    static final int MAX_PAYLOAD_BYTES = 256 << 20;
+    public static final int MAX_PAYLOAD_BYTES = 256 << 20;
     /** The most payload bytes, as stored, that one enqueue call sends in its statement. */
-    static final long MAX_BATCH_PAYLOAD_BYTES = 512L << 20;
+    public static final long MAX_BATCH_PAYLOAD_BYTES = 512L << 20;
 
     private Limits() {}
 
     /** Refuses a payload larger than {@link #MAX_PAYLOAD_BYTES} as stored. */
-    static void payloadSize(int bytes) {
+    public static void payloadSize(int bytes) {
         if (bytes > MAX_PAYLOAD_BYTES) {
             throw new PayloadSerializationException("the payload is " + bytes + " bytes as stored; the limit is "
                     + MAX_PAYLOAD_BYTES + " (256 MiB): store large data elsewhere and enqueue a reference to it");
@@ -34,7 +36,7 @@ final class Limits {
     }
 
     /** Refuses a batch whose payloads add up to more than {@link #MAX_BATCH_PAYLOAD_BYTES} as stored. */
-    static void batchPayloadSize(long bytes) {
+    public static void batchPayloadSize(long bytes) {
         if (bytes > MAX_BATCH_PAYLOAD_BYTES) {
             throw new PayloadSerializationException("the batch's payloads are " + bytes
                     + " bytes as stored; one enqueue takes at most " + MAX_BATCH_PAYLOAD_BYTES
@@ -42,25 +44,25 @@ final class Limits {
         }
     }
 
-    static String key(String key) {
+    public static String key(String key) {
         return key("key", key);
     }
 
     /** A key by another name ({@code redriveKey}). */
-    static String key(String what, String key) {
+    public static String key(String what, String key) {
         return checked(what, key, MAX_KEY_BYTES);
     }
 
-    static String taskName(String name) {
+    public static String taskName(String name) {
         return checked("task name", name, MAX_TASK_NAME_BYTES);
     }
 
-    static String name(String what, String value) {
+    public static String name(String what, String value) {
         return checked(what, value, MAX_NAME_BYTES);
     }
 
     /** A string with no length limit (a URL) that must still cross exactly. */
-    static String text(String what, String value) {
+    public static String text(String what, String value) {
         return checked(what, value, Long.MAX_VALUE);
     }
 
