@@ -1,5 +1,7 @@
 package io.flexiq;
 
+import io.flexiq.internal.observability.Listeners;
+import io.flexiq.internal.observability.Trouble;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;

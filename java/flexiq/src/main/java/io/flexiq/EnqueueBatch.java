@@ -2,6 +2,7 @@ package io.flexiq;
 
 import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
+import io.flexiq.internal.observability.Listeners;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;

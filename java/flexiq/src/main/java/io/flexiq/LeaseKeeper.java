@@ -1,5 +1,6 @@
 package io.flexiq;
 
+import io.flexiq.internal.observability.Trouble;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

@@ -1,6 +1,8 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import io.flexiq.internal.observability.Listeners;
+import io.flexiq.internal.observability.Trouble;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

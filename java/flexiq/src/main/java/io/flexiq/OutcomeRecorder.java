@@ -1,5 +1,7 @@
 package io.flexiq;
 
+import io.flexiq.internal.observability.Listeners;
+import io.flexiq.internal.observability.Trouble;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

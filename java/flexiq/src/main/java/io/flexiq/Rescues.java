@@ -1,6 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import io.flexiq.internal.observability.Listeners;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

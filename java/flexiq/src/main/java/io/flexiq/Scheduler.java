@@ -1,6 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import io.flexiq.internal.observability.Trouble;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;

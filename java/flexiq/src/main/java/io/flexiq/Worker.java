@@ -2,6 +2,7 @@ package io.flexiq;
 
 import io.flexiq.internal.Durations;
 import io.flexiq.internal.Limits;
+import io.flexiq.internal.observability.Trouble;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

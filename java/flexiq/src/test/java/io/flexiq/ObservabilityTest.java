@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import io.flexiq.internal.observability.Listeners;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

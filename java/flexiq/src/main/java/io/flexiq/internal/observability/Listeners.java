@@ -1,5 +1,9 @@
-package io.flexiq;
+package io.flexiq.internal.observability;
 
+import io.flexiq.EnqueueEvent;
+import io.flexiq.FlexiQ;
+import io.flexiq.FlexiQListener;
+import io.flexiq.JobEvent;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,28 +17,28 @@ import org.slf4j.LoggerFactory;
  * A client's listeners, each fed by a bounded queue and a daemon thread of its own, so that
  * publishing an event never waits for a listener: a full queue drops the event instead.
  */
-final class Listeners {
+public final class Listeners {
     private static final Logger LOG = LoggerFactory.getLogger(FlexiQ.class);
     /** The most events waiting for one listener. */
-    static final int BACKLOG = 10_000;
+    public static final int BACKLOG = 10_000;
     private static final long REPORT_NANOS = TimeUnit.MINUTES.toNanos(1);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final CopyOnWriteArrayList<Delivery> deliveries = new CopyOnWriteArrayList<>();
 
     /** Whether anyone listens: publishers build no event otherwise. */
-    boolean active() {
+    public boolean active() {
         return !deliveries.isEmpty();
     }
 
-    void add(FlexiQListener listener) {
+    public void add(FlexiQListener listener) {
         Delivery d = new Delivery(listener);
         deliveries.add(d);
         d.thread.start();
     }
 
     /** Stops delivering to {@code listener} once it has what was published before; false if it was not listening. */
-    boolean remove(FlexiQListener listener) {
+    public boolean remove(FlexiQListener listener) {
         for (Delivery d : deliveries) {
             if (d.listener == listener && deliveries.remove(d)) {
                 d.stop();
@@ -44,16 +48,16 @@ final class Listeners {
         return false;
     }
 
-    void enqueued(EnqueueEvent e) {
+    public void enqueued(EnqueueEvent e) {
         publish(e, FlexiQListener::onEnqueue);
     }
 
-    void job(JobEvent e) {
+    public void job(JobEvent e) {
         publish(e, FlexiQListener::onJob);
     }
 
     /** Stops every delivery once it has what was published before. */
-    void close() {
+    public void close() {
         for (Delivery d : deliveries) {
             deliveries.remove(d);
             d.stop();

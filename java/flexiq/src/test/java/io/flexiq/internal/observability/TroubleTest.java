@@ -1,8 +1,11 @@
-package io.flexiq;
+package io.flexiq.internal.observability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import ch.qos.logback.classic.Level;
+import io.flexiq.CapturedLogs;
+import io.flexiq.StorageException;
+import io.flexiq.StorageUnavailableException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,7 @@
-package io.flexiq;
+package io.flexiq.internal.observability;
 
+import io.flexiq.StorageUnavailableException;
+import io.flexiq.Worker;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -17,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * ({@link #outage}), so that an outage is reported once however many threads notice it; each
  * activity has one of its own for other failures, and hands unavailability on to the outage.
  */
-final class Trouble {
+public final class Trouble {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
     /** The least time between two warnings about one run of failures. */
     static final long REPEAT_NANOS = TimeUnit.MINUTES.toNanos(1);
@@ -40,17 +42,17 @@ final class Trouble {
     }
 
     /** A client's run of failures to reach PostgreSQL. */
-    static Trouble outage(LongSupplier nanoClock) {
+    public static Trouble outage(LongSupplier nanoClock) {
         return new Trouble("reaching PostgreSQL", null, nanoClock);
     }
 
     /** An activity's failures; {@code activity} completes "… failed", e.g. "claiming jobs". */
-    Trouble activity(String activity) {
+    public Trouble activity(String activity) {
         return new Trouble(activity, this, nanoClock);
     }
 
     /** Reports a failure; {@code next} says what happens now, e.g. "trying again in 50 ms". */
-    void failed(RuntimeException e, String next) {
+    public void failed(RuntimeException e, String next) {
         if (outage != null && e instanceof StorageUnavailableException) {
             outage.record(subject, e, next);
         } else {
@@ -75,7 +77,7 @@ final class Trouble {
     }
 
     /** Reports a success, which ends a run of failures, and an outage. */
-    void succeeded() {
+    public void succeeded() {
         end();
         if (outage != null) {
             outage.end();
