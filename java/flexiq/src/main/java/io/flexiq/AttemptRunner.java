@@ -1,5 +1,6 @@
 package io.flexiq;
 
+import io.flexiq.internal.enqueue.StoredPayloads;
 import io.flexiq.internal.observability.Listeners;
 import java.time.Duration;
 import java.util.ArrayList;

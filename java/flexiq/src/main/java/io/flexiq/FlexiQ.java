@@ -3,6 +3,8 @@ package io.flexiq;
 import io.flexiq.internal.Durations;
 import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
+import io.flexiq.internal.enqueue.EnqueueBatch;
+import io.flexiq.internal.enqueue.StoredPayloads;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
 import java.nio.charset.StandardCharsets;

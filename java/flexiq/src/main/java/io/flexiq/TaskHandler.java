@@ -1,5 +1,7 @@
 package io.flexiq;
 
+import io.flexiq.internal.enqueue.StoredPayloads;
+
 /** A task with its handler, which reads the payload as the task's type. */
 record TaskHandler<T>(Task<T> task, JobHandler<T> handler) {
     void run(StoredPayloads stored, PayloadSerializer serializer, WorkerStore store, HeldAttempt held)

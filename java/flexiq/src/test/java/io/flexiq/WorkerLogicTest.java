@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Level;
 import io.flexiq.FakeWorkerStore.Attempt;
 import io.flexiq.FakeWorkerStore.Failure;
 import io.flexiq.FakeWorkerStore.State;
+import io.flexiq.internal.enqueue.StoredPayloads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
-package io.flexiq;
+package io.flexiq.internal.enqueue;
 
+import io.flexiq.PayloadCodec;
+import io.flexiq.PayloadDecodeException;
 import io.flexiq.internal.NativeBridge;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -10,14 +12,14 @@ import java.util.Map;
  * serialized payloads on their way in and decodes stored ones on their way out, each by the codec
  * whose id it was stored with, naming the job whose payload cannot be decoded.
  */
-final class StoredPayloads {
+public final class StoredPayloads {
     /** The client's codec, or null: payloads are stored as serialized. */
     private final PayloadCodec codec;
     /** Every codec the client decodes with, by id: its own and those it only decodes with. */
     private final Map<String, PayloadCodec> decoders = new LinkedHashMap<>();
 
     /** Payloads through {@code codec} (null: as serialized), also decoding with {@code decodeOnly}. */
-    StoredPayloads(PayloadCodec codec, Collection<PayloadCodec> decodeOnly) {
+    public StoredPayloads(PayloadCodec codec, Collection<PayloadCodec> decodeOnly) {
         this.codec = codec;
         decodeOnly.forEach(c -> decoders.put(c.id(), c));
         if (codec != null) {
@@ -51,7 +53,7 @@ final class StoredPayloads {
      * @throws PayloadDecodeException if this client has no codec of that id, or the codec cannot
      *     decode the bytes
      */
-    byte[] decode(long jobId, String task, byte[] stored, String codecId) {
+    public byte[] decode(long jobId, String task, byte[] stored, String codecId) {
         if (codecId == null) {
             return stored;
         }

@@ -1,5 +1,12 @@
-package io.flexiq;
+package io.flexiq.internal.enqueue;
 
+import io.flexiq.CanonicalJsonSerializer;
+import io.flexiq.EnqueueOptions;
+import io.flexiq.EnqueueResult;
+import io.flexiq.IdempotencyConflictException;
+import io.flexiq.PayloadSerializer;
+import io.flexiq.Task;
+import io.flexiq.internal.ApiAccess;
 import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.observability.Listeners;
@@ -17,7 +24,9 @@ import java.util.List;
  * enqueue crosses JNI once. When the client has listeners, each entry's outcome is published
  * once the statement returns (for the application's connection: before its transaction ends).
  */
-final class EnqueueBatch {
+public final class EnqueueBatch {
+    private static final ApiAccess API = ApiAccess.get();
+
     private final int size;
     private final NativeBridge.Enqueue call;
     private final StoredPayloads stored;
@@ -32,7 +41,7 @@ final class EnqueueBatch {
     /** The payload bytes added so far, as stored. */
     private long payloadBytes;
 
-    EnqueueBatch(int size, StoredPayloads stored, Duration explicitKeyRetention, Listeners listeners) {
+    public EnqueueBatch(int size, StoredPayloads stored, Duration explicitKeyRetention, Listeners listeners) {
         this.size = size;
         this.stored = stored;
         this.explicitKeyRetention = explicitKeyRetention;
@@ -45,19 +54,19 @@ final class EnqueueBatch {
      * Serializes the payload (and encodes it, with a codec), resolves the key and its retention,
      * and appends the entry.
      */
-    <T> void add(Task<T> task, T payload, EnqueueOptions options, PayloadSerializer serializer) {
+    public <T> void add(Task<T> task, T payload, EnqueueOptions options, PayloadSerializer serializer) {
         // A codec encodes the canonical bytes, so they are made here rather than in the core.
         byte[] json = !stored.encodes() && serializer instanceof CanonicalJsonSerializer c
-                ? c.jsonForNativeCanonicalForm(payload) : null;
+                ? API.jsonForNativeCanonicalForm(c, payload) : null;
         byte[] bytes = json != null ? json : serializer.serialize(payload);
         NativeBridge.Encoded encoded = stored.encode(task.name(), bytes);
         int storedBytes = encoded != null ? encoded.bytes().length : bytes.length;
         Limits.payloadSize(storedBytes);
         payloadBytes += storedBytes;
         Limits.batchPayloadSize(payloadBytes);
-        String key = DedupKeys.explicitOrNull(options);
-        boolean derive = key == null && DedupKeys.derives(task, options);
-        Duration retention = DedupKeys.retentionOrNull(options, derive, explicitKeyRetention);
+        String key = KeyRules.explicitOrNull(options);
+        boolean derive = key == null && KeyRules.derives(task, options);
+        Duration retention = KeyRules.retentionOrNull(options, derive, explicitKeyRetention);
         call.add(task.name(), bytes, json != null, encoded, key, derive, retention, options);
         if (entries != null) {
             entries.add(new String[] {task.name(), options.queue(), key});
@@ -65,7 +74,7 @@ final class EnqueueBatch {
     }
 
     /** Sends the batch in one native call (one statement); results in input order. */
-    List<EnqueueResult> send(long client) {
+    public List<EnqueueResult> send(long client) {
         try {
             return results(call.send(client));
         } catch (IdempotencyConflictException e) {
@@ -77,7 +86,7 @@ final class EnqueueBatch {
      * Runs the batch's statement on the application's connection, in its transaction; results
      * in input order. An empty batch touches neither the connection nor the native core.
      */
-    List<EnqueueResult> sendOn(Connection connection, long client) {
+    public List<EnqueueResult> sendOn(Connection connection, long client) {
         try {
             return size == 0 ? List.of() : results(ConnectionEnqueue.run(connection, client, call));
         } catch (IdempotencyConflictException e) {
@@ -88,7 +97,7 @@ final class EnqueueBatch {
     private List<EnqueueResult> results(NativeBridge.Enqueued out) {
         List<EnqueueResult> results = new ArrayList<>(size);
         for (int i = 0; i < out.jobIds().length; i++) {
-            results.add(new EnqueueResult(Long.toString(out.jobIds()[i]), out.outcomes()[i], out.reasons()[i]));
+            results.add(API.enqueueResult(Long.toString(out.jobIds()[i]), out.outcomes()[i], out.reasons()[i]));
         }
         if (listeners != null) {
             Instant now = Instant.now();
@@ -96,7 +105,7 @@ final class EnqueueBatch {
                 String[] e = entries.get(i);
                 // The core's view of the key the call named; a derived key is not shown.
                 boolean named = e[2] != null;
-                listeners.enqueued(new EnqueueEvent(e[0], e[1], results.get(i).outcome(), results.get(i).jobId(),
+                listeners.enqueued(API.enqueueEvent(e[0], e[1], results.get(i).outcome(), results.get(i).jobId(),
                         named ? out.keyPreviews()[i] : null, named ? out.keyDigests()[i] : null, now));
             }
         }
@@ -106,7 +115,7 @@ final class EnqueueBatch {
     private IdempotencyConflictException published(IdempotencyConflictException conflict) {
         if (listeners != null && conflict.entryIndex() >= 0 && conflict.entryIndex() < entries.size()) {
             String[] e = entries.get(conflict.entryIndex());
-            listeners.enqueued(new EnqueueEvent(e[0], e[1], null, conflict.existingJobId().orElse(null),
+            listeners.enqueued(API.enqueueEvent(e[0], e[1], null, conflict.existingJobId().orElse(null),
                     conflict.keyPreview(), conflict.keyDigest(), Instant.now()));
         }
         return conflict;

@@ -1,5 +1,8 @@
-package io.flexiq;
+package io.flexiq.internal.enqueue;
 
+import io.flexiq.StorageException;
+import io.flexiq.StorageUnavailableException;
+import io.flexiq.TransactionRetryException;
 import io.flexiq.internal.NativeBridge;
 import java.sql.Array;
 import java.sql.Connection;
