@@ -1,6 +1,8 @@
 package io.flexiq;
 
 import io.flexiq.internal.ApiAccess;
+import io.flexiq.internal.worker.Checkpoints;
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -24,6 +26,19 @@ final class ApiAccessImpl extends ApiAccess {
     public EnqueueEvent enqueueEvent(String task, String queue, EnqueueOutcome outcome, String jobId,
             String keyPreview, String keyDigest, Instant at) {
         return new EnqueueEvent(task, queue, outcome, jobId, keyPreview, keyDigest, at);
+    }
+
+    @Override
+    public JobEvent jobEvent(JobEvent.Kind kind, String jobId, String task, String queue, int attempt,
+            int maxAttempts, String error, Duration retryDelay, Duration handlerDuration, Duration startLatency) {
+        return new JobEvent(kind, jobId, task, queue, attempt, maxAttempts, error, retryDelay, handlerDuration,
+                startLatency);
+    }
+
+    @Override
+    public JobContext jobContext(Checkpoints checkpoints, PayloadSerializer serializer, long jobId, int attempt,
+            int maxAttempts, String queue, String task) {
+        return new JobContext(checkpoints, serializer, jobId, attempt, maxAttempts, queue, task);
     }
 
     @Override

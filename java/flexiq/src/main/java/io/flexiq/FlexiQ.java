@@ -7,6 +7,7 @@ import io.flexiq.internal.enqueue.EnqueueBatch;
 import io.flexiq.internal.enqueue.StoredPayloads;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
+import io.flexiq.internal.worker.Rescues;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
@@ -60,8 +61,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     /** This client's part in its schema's maintenance; started with the first worker, if enabled. */
     private Maintainer maintainer;
 
-    /** Package-private so that worker logic can be tested on a client that never connected. */
-    FlexiQ(long handle, String schema, PayloadSerializer serializer, StoredPayloads storedPayloads,
+    private FlexiQ(long handle, String schema, PayloadSerializer serializer, StoredPayloads storedPayloads,
             Duration keyRetention, Maintenance maintenance) {
         this.handle = handle;
         this.schema = schema;
@@ -473,8 +473,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
     private void publish(JobEvent.Kind kind, NativeBridge.Job job) {
         if (job != null) {
-            listeners.job(JobEvent.changed(kind, job.id(), job.task(), job.queue(), job.attempt(), job.maxAttempts(),
-                    null));
+            listeners.changed(kind, job.id(), job.task(), job.queue(), job.attempt(), job.maxAttempts(), null);
         }
     }
 

@@ -3,6 +3,7 @@ package io.flexiq;
 import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
+import io.flexiq.internal.worker.Rescues;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -4,7 +4,12 @@ import io.flexiq.CanonicalJsonSerializer;
 import io.flexiq.EnqueueEvent;
 import io.flexiq.EnqueueOutcome;
 import io.flexiq.EnqueueResult;
+import io.flexiq.JobContext;
+import io.flexiq.JobEvent;
 import io.flexiq.NonReplaceableReason;
+import io.flexiq.PayloadSerializer;
+import io.flexiq.internal.worker.Checkpoints;
+import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -62,6 +67,17 @@ public abstract class ApiAccess {
     /** {@code new EnqueueEvent(task, queue, outcome, jobId, keyPreview, keyDigest, at)}. */
     public abstract EnqueueEvent enqueueEvent(String task, String queue, EnqueueOutcome outcome, String jobId,
             String keyPreview, String keyDigest, Instant at);
+
+    /**
+     * {@code new JobEvent(kind, jobId, task, queue, attempt, maxAttempts, error, retryDelay,
+     * handlerDuration, startLatency)}, which happens now.
+     */
+    public abstract JobEvent jobEvent(JobEvent.Kind kind, String jobId, String task, String queue, int attempt,
+            int maxAttempts, String error, Duration retryDelay, Duration handlerDuration, Duration startLatency);
+
+    /** {@code new JobContext(checkpoints, serializer, jobId, attempt, maxAttempts, queue, task)}. */
+    public abstract JobContext jobContext(Checkpoints checkpoints, PayloadSerializer serializer, long jobId,
+            int attempt, int maxAttempts, String queue, String task);
 
     /** {@code serializer.jsonForNativeCanonicalForm(payload)}. */
     public abstract byte[] jsonForNativeCanonicalForm(CanonicalJsonSerializer serializer, Object payload);

@@ -12,6 +12,8 @@
  * <ul>
  *   <li>{@code enqueue}: batches on their way to the core, the enqueue on the application's
  *       connection, the dedup key rules, and how payloads are stored (codecs);</li>
+ *   <li>{@code worker}: what a {@code Worker} runs, its parts (claiming, running attempts,
+ *       keeping leases, recording outcomes) and the store through which they reach PostgreSQL;</li>
  *   <li>{@code observability}: a client's listeners and the report of its failures.</li>
  * </ul>
  *

@@ -4,6 +4,7 @@ import io.flexiq.EnqueueEvent;
 import io.flexiq.FlexiQ;
 import io.flexiq.FlexiQListener;
 import io.flexiq.JobEvent;
+import io.flexiq.internal.ApiAccess;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
  * publishing an event never waits for a listener: a full queue drops the event instead.
  */
 public final class Listeners {
+    private static final ApiAccess API = ApiAccess.get();
     private static final Logger LOG = LoggerFactory.getLogger(FlexiQ.class);
     /** The most events waiting for one listener. */
     public static final int BACKLOG = 10_000;
@@ -54,6 +56,15 @@ public final class Listeners {
 
     public void job(JobEvent e) {
         publish(e, FlexiQListener::onJob);
+    }
+
+    /**
+     * Publishes a change made by a client call or by a rescue to a job known by id, task, queue
+     * and attempt; {@code error} says why the attempt failed, if it did.
+     */
+    public void changed(JobEvent.Kind kind, long jobId, String task, String queue, int attempt, int maxAttempts,
+            String error) {
+        job(API.jobEvent(kind, Long.toString(jobId), task, queue, attempt, maxAttempts, error, null, null, null));
     }
 
     /** Stops every delivery once it has what was published before. */

@@ -1,13 +1,13 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
 import io.flexiq.internal.NativeBridge;
 import java.util.List;
 
 /** {@link WorkerStore} over the native core, for one client handle. */
-final class NativeWorkerStore implements WorkerStore {
+public final class NativeWorkerStore implements WorkerStore {
     private final long handle;
 
-    NativeWorkerStore(long handle) {
+    public NativeWorkerStore(long handle) {
         this.handle = handle;
     }
 

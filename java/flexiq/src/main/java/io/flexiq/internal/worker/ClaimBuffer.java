@@ -1,11 +1,11 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
 /**
  * Where a claim's jobs arrive, column by column: allocated once per worker, filled from the
  * start by each claim (queue and task as indexes into the worker's arrays; timeout
  * {@code Long.MIN_VALUE} when the job has none).
  */
-final class ClaimBuffer {
+public final class ClaimBuffer {
     final long[] ids;
     final int[] attempts;
     final int[] maxAttempts;
@@ -18,7 +18,7 @@ final class ClaimBuffer {
     /** Microseconds from each job's due time to its claim, by PostgreSQL's clock. */
     final long[] waitedMicros;
 
-    ClaimBuffer(int size) {
+    public ClaimBuffer(int size) {
         ids = new long[size];
         attempts = new int[size];
         maxAttempts = new int[size];

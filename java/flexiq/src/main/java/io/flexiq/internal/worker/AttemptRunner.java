@@ -1,5 +1,6 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
+import io.flexiq.PayloadSerializer;
 import io.flexiq.internal.enqueue.StoredPayloads;
 import io.flexiq.internal.observability.Listeners;
 import java.time.Duration;
@@ -171,7 +172,7 @@ final class AttemptRunner {
         HANDLING.set(this);
         Duration waited = a.startRunning(Thread.currentThread());
         if (listeners.active() && !a.settled()) {
-            listeners.job(JobEvent.started(a, waited));
+            listeners.job(a.startedEvent(waited));
         }
         MDC.put(MDC_JOB_ID, Long.toString(a.id));
         MDC.put(MDC_TASK, a.handler.task().name());

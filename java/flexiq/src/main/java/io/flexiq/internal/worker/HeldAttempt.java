@@ -1,5 +1,7 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
+import io.flexiq.JobEvent;
+import io.flexiq.internal.ApiAccess;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * says what is recorded, and everyone else leaves it alone.
  */
 final class HeldAttempt {
+    private static final ApiAccess API = ApiAccess.get();
     /** The timeout of a job without one. */
     static final long NO_TIMEOUT = Long.MIN_VALUE;
 
@@ -88,6 +91,25 @@ final class HeldAttempt {
         if (runner != null) {
             runner.interrupt();
         }
+    }
+
+    /** The event of its handler's start, {@code startLatency} after the job was due. */
+    JobEvent startedEvent(Duration startLatency) {
+        return API.jobEvent(JobEvent.Kind.STARTED, Long.toString(id), handler.task().name(), queue, attempt,
+                maxAttempts, null, null, null, startLatency);
+    }
+
+    /** The event of its completion. */
+    JobEvent completedEvent() {
+        return API.jobEvent(JobEvent.Kind.COMPLETED, Long.toString(id), handler.task().name(), queue, attempt,
+                maxAttempts, null, null, handlerDuration(), null);
+    }
+
+    /** The event of its failure: retried after {@code retryDelay}, or dead-lettered when it is null. */
+    JobEvent failedEvent(String error, Duration retryDelay) {
+        return API.jobEvent(retryDelay == null ? JobEvent.Kind.DEAD_LETTERED : JobEvent.Kind.RETRIED,
+                Long.toString(id), handler.task().name(), queue, attempt, maxAttempts, error, retryDelay,
+                handlerDuration(), null);
     }
 
     @Override

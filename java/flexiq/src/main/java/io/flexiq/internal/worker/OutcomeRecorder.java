@@ -1,5 +1,7 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
+import io.flexiq.StorageUnavailableException;
+import io.flexiq.Worker;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
 import java.time.Duration;
@@ -100,7 +102,7 @@ final class OutcomeRecorder implements Runnable {
                 abandon();
                 return;
             }
-            if (!Worker.sleep(retryMillis)) {
+            if (!WorkerEngine.sleep(retryMillis)) {
                 abandon();
                 return;
             }
@@ -192,7 +194,7 @@ final class OutcomeRecorder implements Runnable {
         for (HeldAttempt a : batch) {
             if (recorded.contains(a.id)) {
                 if (listeners.active()) {
-                    listeners.job(JobEvent.completed(a));
+                    listeners.job(a.completedEvent());
                 }
             } else {
                 LOG.warn(a + " succeeded after its lease had passed; the job was"
@@ -224,7 +226,7 @@ final class OutcomeRecorder implements Runnable {
                     retryDelay.toMillis(), f.error());
         }
         if (listeners.active()) {
-            listeners.job(JobEvent.failed(a, f.error(), retryDelay));
+            listeners.job(a.failedEvent(f.error(), retryDelay));
         }
     }
 

@@ -1,4 +1,4 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
 import java.util.ArrayList;
 import java.util.Collection;

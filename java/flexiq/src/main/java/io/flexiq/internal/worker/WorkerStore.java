@@ -1,5 +1,6 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
+import io.flexiq.Worker;
 import io.flexiq.internal.NativeBridge;
 import java.util.List;
 
@@ -7,7 +8,7 @@ import java.util.List;
  * The storage calls a {@link Worker} makes, one method per core statement. The worker's parts
  * talk to PostgreSQL only through this, so that their logic reads as what it does.
  */
-interface WorkerStore {
+public interface WorkerStore {
     /** Claims up to {@code limit} due jobs under a lease, marked {@code token}, into {@code out}; returns how many. */
     int claim(String[] queues, String[] tasks, int limit, long leaseMillis, long token, ClaimBuffer out);
 

@@ -1,13 +1,13 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
 import io.flexiq.internal.NativeBridge;
 import java.util.List;
 
 /** A {@link WorkerStore} that passes every call on; tests override the calls they disturb. */
-class ForwardingStore implements WorkerStore {
+public class ForwardingStore implements WorkerStore {
     private final WorkerStore next;
 
-    ForwardingStore(WorkerStore next) {
+    public ForwardingStore(WorkerStore next) {
         this.next = next;
     }
 

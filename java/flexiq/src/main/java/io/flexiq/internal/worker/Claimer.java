@@ -1,8 +1,9 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
+import io.flexiq.StorageUnavailableException;
+import io.flexiq.Worker;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
-import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -88,7 +89,7 @@ final class Claimer implements Runnable {
                 return;
             } catch (RuntimeException e) {
                 trouble.failed(e, "trying again in " + Math.min(retryMillis, pollMillis) + " ms");
-                if (!Worker.sleep(Math.min(retryMillis, pollMillis))) {
+                if (!WorkerEngine.sleep(Math.min(retryMillis, pollMillis))) {
                     return;
                 }
                 retryMillis = Math.min(2 * retryMillis, pollMillis);

@@ -1,5 +1,7 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
+import io.flexiq.JobEvent;
+import io.flexiq.Worker;
 import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.observability.Listeners;
 import java.util.List;
@@ -10,13 +12,13 @@ import org.slf4j.LoggerFactory;
  * The jobs a rescue moved (by a worker or by maintenance), logged and published: their worker
  * lost them, or their deadline passed while they waited, so nobody else says so.
  */
-final class Rescues {
+public final class Rescues {
     /** Worker's logger, where operators look for what happens to jobs. */
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
 
     private Rescues() {}
 
-    static void report(List<NativeBridge.Rescued> moved, Listeners listeners) {
+    public static void report(List<NativeBridge.Rescued> moved, Listeners listeners) {
         for (NativeBridge.Rescued r : moved) {
             String job = HeldAttempt.describe(r.id(), r.task(), r.queue());
             if (r.late()) {
@@ -29,8 +31,8 @@ final class Rescues {
                         + " again", job, r.attempt(), r.maxAttempts());
             }
             if (listeners.active()) {
-                listeners.job(JobEvent.changed(r.dead() ? JobEvent.Kind.DEAD_LETTERED : JobEvent.Kind.RESCUED, r.id(),
-                        r.task(), r.queue(), r.attempt(), r.maxAttempts(), r.error()));
+                listeners.changed(r.dead() ? JobEvent.Kind.DEAD_LETTERED : JobEvent.Kind.RESCUED, r.id(), r.task(),
+                        r.queue(), r.attempt(), r.maxAttempts(), r.error());
             }
         }
     }

@@ -1,5 +1,6 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
+import io.flexiq.StorageUnavailableException;
 import io.flexiq.internal.NativeBridge;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -329,7 +330,7 @@ final class FakeWorkerStore implements WorkerStore {
     @Override
     public long awaitWork(long seen, long timeoutMillis) {
         called(Call.AWAIT_WORK);
-        Worker.sleep(timeoutMillis);
+        WorkerEngine.sleep(timeoutMillis);
         return seen;
     }
 

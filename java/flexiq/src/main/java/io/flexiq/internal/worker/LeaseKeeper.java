@@ -1,5 +1,6 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
+import io.flexiq.Worker;
 import io.flexiq.internal.observability.Trouble;
 import java.util.HashSet;
 import java.util.List;

@@ -1,17 +1,26 @@
-package io.flexiq;
+package io.flexiq.internal.worker;
 
 import static io.flexiq.WorkerTest.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
-import io.flexiq.FakeWorkerStore.Attempt;
-import io.flexiq.FakeWorkerStore.Failure;
-import io.flexiq.FakeWorkerStore.State;
+import io.flexiq.CanonicalJsonSerializer;
+import io.flexiq.CapturedLogs;
+import io.flexiq.JobContext;
+import io.flexiq.JobHandler;
+import io.flexiq.Task;
+import io.flexiq.WorkerEdgesTest;
 import io.flexiq.internal.enqueue.StoredPayloads;
+import io.flexiq.internal.observability.Listeners;
+import io.flexiq.internal.observability.Trouble;
+import io.flexiq.internal.worker.FakeWorkerStore.Attempt;
+import io.flexiq.internal.worker.FakeWorkerStore.Failure;
+import io.flexiq.internal.worker.FakeWorkerStore.State;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -23,9 +32,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A worker's logic on an in-memory {@link FakeWorkerStore}: no PostgreSQL, and nothing here
- * touches the native library. Waits poll for what the worker does; {@link Worker#close()} is the
- * point after which every outcome it will record has been recorded.
+ * A worker's logic, its {@link WorkerEngine}, on an in-memory {@link FakeWorkerStore}: no
+ * PostgreSQL, and nothing here touches the native library. Waits poll for what the worker does;
+ * {@link WorkerEngine#close()} is the point after which every outcome it will record has been
+ * recorded.
  */
 class WorkerLogicTest {
     static final Task<String> ECHO = Task.of("echo", String.class);
@@ -36,24 +46,14 @@ class WorkerLogicTest {
     static final Duration SHORT_LEASE = Duration.ofMillis(600);
 
     private final FakeWorkerStore store = new FakeWorkerStore();
-    private final FlexiQ client = unconnectedClient();
     /** The worker's log, where a lost lease or a late outcome shows. */
     private CapturedLogs logs;
-    private Worker worker;
+    private WorkerEngine worker;
     /**
      * Released once the test is done: a handler that waits for it runs until it is interrupted
      * (or until the test ends, were it never interrupted).
      */
     private final CountDownLatch testDone = new CountDownLatch(1);
-
-    /**
-     * A client that never connected, as no {@link FlexiQ.Builder} makes one: its handle is never
-     * used, for a worker built on a store of its own only registers with its client.
-     */
-    private static FlexiQ unconnectedClient() {
-        return new FlexiQ(0L, "flexiq", CanonicalJsonSerializer.withoutNativeCore(),
-                new StoredPayloads(null, List.of()), null, Maintenance.builder().enabled(false).build());
-    }
 
     @BeforeEach
     void watchLog() {
@@ -69,14 +69,75 @@ class WorkerLogicTest {
         }
     }
 
-    /** A builder of a worker on the fake store that handles {@link #ECHO} and polls often. */
-    private Worker.Builder worker(JobHandler<String> handler) {
-        return client.worker().handle(ECHO, handler).pollInterval(Duration.ofMillis(20));
+    /** A worker that handles {@link #ECHO} and polls often, otherwise as {@code Worker.Builder} sets it. */
+    private static Settings worker(JobHandler<String> handler) {
+        return new Settings(handler);
     }
 
-    private Worker start(Worker.Builder builder) {
-        worker = builder.build(store).start();
+    private WorkerEngine start(Settings settings) {
+        return start(settings, store);
+    }
+
+    /**
+     * Starts a worker on {@code through}, of a client without codec or listeners. Its serializer
+     * only reads payloads here, which never reaches the native core.
+     */
+    private WorkerEngine start(Settings settings, WorkerStore through) {
+        worker = new WorkerEngine(settings.settings(), through, new StoredPayloads(null, List.of()),
+                new CanonicalJsonSerializer(), new Listeners(), Trouble.outage(System::nanoTime), () -> { });
+        worker.start();
         return worker;
+    }
+
+    /** A worker's settings, with the defaults of {@code Worker.Builder} but for a short poll interval. */
+    private static final class Settings {
+        private final JobHandler<String> handler;
+        private List<String> queues = List.of("default");
+        private int concurrency = 10;
+        private int prefetch = -1;
+        private int claimBatch = 100;
+        private Duration lease = Duration.ofSeconds(30);
+        private Duration shutdownTimeout = Duration.ofSeconds(10);
+
+        Settings(JobHandler<String> handler) {
+            this.handler = handler;
+        }
+
+        Settings queues(String... names) {
+            queues = List.of(names);
+            return this;
+        }
+
+        Settings concurrency(int n) {
+            concurrency = n;
+            return this;
+        }
+
+        Settings prefetch(int n) {
+            prefetch = n;
+            return this;
+        }
+
+        Settings claimBatch(int n) {
+            claimBatch = n;
+            return this;
+        }
+
+        Settings lease(Duration d) {
+            lease = d;
+            return this;
+        }
+
+        Settings shutdownTimeout(Duration d) {
+            shutdownTimeout = d;
+            return this;
+        }
+
+        WorkerSettings settings() {
+            return new WorkerSettings(queues, Map.of(ECHO.name(), new TaskHandler<>(ECHO, handler)), concurrency,
+                    prefetch < 0 ? concurrency : prefetch, claimBatch, lease, Duration.ofMillis(20), shutdownTimeout,
+                    null);
+        }
     }
 
     private static long id(JobContext job) {
@@ -334,8 +395,7 @@ class WorkerLogicTest {
                 return done;
             }
         };
-        worker = worker((payload, job) -> {}).concurrency(1).prefetch(0).claimBatch(2).build(slowCompletions)
-                .start();
+        start(worker((payload, job) -> {}).concurrency(1).prefetch(0).claimBatch(2), slowCompletions);
         try {
             // One running (concurrency 1, prefetch 0) plus four batches of two whose handlers returned.
             await("nine claimed attempts unrecorded", () -> claimed.get() - completed.get() >= 9);
