@@ -5,8 +5,10 @@ import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.enqueue.EnqueueBatch;
 import io.flexiq.internal.enqueue.StoredPayloads;
+import io.flexiq.internal.maintenance.Maintainer;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
+import io.flexiq.internal.schedule.Scheduler;
 import io.flexiq.internal.worker.Rescues;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -578,7 +580,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
             // Under the lock that closeScheduler takes after marking the client closed.
             requireOpen();
             if (scheduler == null) {
-                scheduler = new Scheduler(this);
+                scheduler = new Scheduler(this, schema, serializer, outage);
             }
             s = scheduler;
         }

@@ -14,6 +14,8 @@
  *       connection, the dedup key rules, and how payloads are stored (codecs);</li>
  *   <li>{@code worker}: what a {@code Worker} runs, its parts (claiming, running attempts,
  *       keeping leases, recording outcomes) and the store through which they reach PostgreSQL;</li>
+ *   <li>{@code schedule}: the thread that enqueues the ticks of a client's schedules;</li>
+ *   <li>{@code maintenance}: a client's part in its schema's maintenance;</li>
  *   <li>{@code observability}: a client's listeners and the report of its failures.</li>
  * </ul>
  *

@@ -1,9 +1,21 @@
-package io.flexiq;
+package io.flexiq.internal.schedule;
 
+import io.flexiq.EnqueueOptions;
+import io.flexiq.EnqueueOutcome;
+import io.flexiq.EnqueueResult;
+import io.flexiq.IdempotencyConflictException;
+import io.flexiq.JobQueue;
+import io.flexiq.MissedTicks;
+import io.flexiq.PayloadSerializer;
+import io.flexiq.Schedule;
+import io.flexiq.ScheduleHandle;
+import io.flexiq.StorageException;
 import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.observability.Trouble;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * report; a conflicting declaration elsewhere, or a payload that does not serialize, is logged
  * as an error and that tick left to the others.
  */
-final class Scheduler {
-    private static final Logger LOG = LoggerFactory.getLogger(Scheduler.class);
+public final class Scheduler {
+    /** The logger it has always had, named for the class when it was in {@code io.flexiq}. */
+    private static final Logger LOG = LoggerFactory.getLogger("io.flexiq.Scheduler");
     /**
      * How long a tick's key outlives the next tick: a process whose clock is behind, or that
      * starts with {@link MissedTicks#LATEST} just as the next tick comes, still finds the key.
@@ -34,17 +47,33 @@ final class Scheduler {
     /** The least time between two error lines about one schedule's conflicts. */
     private static final long CONFLICT_REPEAT_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private final FlexiQ client;
+    /** Where the ticks are enqueued: the client. */
+    private final JobQueue queue;
+    private final String schema;
+    private final PayloadSerializer serializer;
+    private final Trouble outage;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     private Thread thread;
     private boolean closed;
 
-    Scheduler(FlexiQ client) {
-        this.client = client;
+    /**
+     * The scheduler of the client {@code queue} of {@code schema}, whose payloads
+     * {@code serializer} serializes and whose outage is {@code outage}.
+     */
+    public Scheduler(JobQueue queue, String schema, PayloadSerializer serializer, Trouble outage) {
+        this.queue = queue;
+        this.schema = schema;
+        this.serializer = serializer;
+        this.outage = outage;
+    }
+
+    /** A schedule's zone as the core reads it: an IANA name, with {@code UTC} for the zero offset. */
+    public static String zoneName(ZoneId zone) {
+        return zone instanceof ZoneOffset offset && offset.getTotalSeconds() == 0 ? "UTC" : zone.getId();
     }
 
     /** Declares a schedule; its first tick is the latest past one or the next one, by its policy. */
-    synchronized ScheduleHandle add(Schedule<?> schedule) {
+    public synchronized ScheduleHandle add(Schedule<?> schedule) {
         if (closed) {
             throw new IllegalStateException("this FlexiQ client is closed");
         }
@@ -53,15 +82,15 @@ final class Scheduler {
                     + " give each schedule its own name, or close the first one's handle before declaring it again");
         }
         // Refuses a payload that does not serialize now rather than at every tick.
-        client.serializer().serialize(schedule.payload());
+        serializer.serialize(schedule.payload());
         Instant now = Instant.now();
-        NativeBridge.CronTicks ticks = NativeBridge.cronTicks(schedule.cron(), schedule.zoneName(), now);
+        NativeBridge.CronTicks ticks = NativeBridge.cronTicks(schedule.cron(), zoneName(schedule.zone()), now);
         Instant first = schedule.missedTicks() == MissedTicks.LATEST && ticks.latest() != null ? ticks.latest()
                 : ticks.next();
-        Entry entry = new Entry(schedule, first, client.outage().activity("enqueueing ticks of " + schedule));
+        Entry entry = new Entry(schedule, first, outage.activity("enqueueing ticks of " + schedule));
         entries.put(schedule.name(), entry);
         if (thread == null) {
-            thread = new Thread(this::run, "flexiq-scheduler-" + client.schema());
+            thread = new Thread(this::run, "flexiq-scheduler-" + schema);
             thread.setDaemon(true);
             thread.start();
         }
@@ -72,7 +101,7 @@ final class Scheduler {
     }
 
     /** Stops every schedule and waits a little for a running enqueue; idempotent. */
-    void close() {
+    public void close() {
         Thread t;
         synchronized (this) {
             closed = true;
@@ -102,7 +131,7 @@ final class Scheduler {
                 entry.fire();
             }
         } catch (IllegalStateException closedUnderUs) {
-            LOG.debug("scheduler of schema {} stops: the client is closed", client.schema());
+            LOG.debug("scheduler of schema {} stops: the client is closed", schema);
         }
     }
 
@@ -163,7 +192,7 @@ final class Scheduler {
         /** Enqueues the latest tick due (at or after {@link #due}), then waits for the next. */
         void fire() {
             Instant now = Instant.now();
-            NativeBridge.CronTicks ticks = NativeBridge.cronTicks(schedule.cron(), schedule.zoneName(), now);
+            NativeBridge.CronTicks ticks = NativeBridge.cronTicks(schedule.cron(), zoneName(schedule.zone()), now);
             Instant tick = ticks.latest();
             if (tick == null || tick.isBefore(due)) {
                 // The clock went back: wait for the tick again.
@@ -226,6 +255,6 @@ final class Scheduler {
                 .keyRetention(retention)
                 .runAt(tick)
                 .build();
-        return client.enqueueWithResult(schedule.task(), schedule.payload(), options);
+        return queue.enqueueWithResult(schedule.task(), schedule.payload(), options);
     }
 }

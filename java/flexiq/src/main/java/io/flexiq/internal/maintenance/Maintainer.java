@@ -1,5 +1,8 @@
-package io.flexiq;
+package io.flexiq.internal.maintenance;
 
+import io.flexiq.FlexiQ;
+import io.flexiq.Maintenance;
+import io.flexiq.MaintenanceReport;
 import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
@@ -14,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * the lock first when it does not. The lock lives in PostgreSQL, on a connection of this client's
  * own: closing the client, or its process dying, frees it for another client.
  */
-final class Maintainer implements AutoCloseable {
+public final class Maintainer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FlexiQ.class);
 
     private final long handle;
@@ -27,7 +30,7 @@ final class Maintainer implements AutoCloseable {
     /** Whether this client ran the last pass; written by the thread only. */
     private volatile boolean elected;
 
-    Maintainer(long handle, String schema, Maintenance options, Listeners listeners, Trouble outage) {
+    public Maintainer(long handle, String schema, Maintenance options, Listeners listeners, Trouble outage) {
         this.handle = handle;
         this.schema = schema;
         this.options = options;
@@ -37,7 +40,7 @@ final class Maintainer implements AutoCloseable {
         thread.setDaemon(true);
     }
 
-    void start() {
+    public void start() {
         thread.start();
     }
 
@@ -79,7 +82,7 @@ final class Maintainer implements AutoCloseable {
     }
 
     /** Whether this client ran its schema's last maintenance pass. */
-    boolean elected() {
+    public boolean elected() {
         return elected;
     }
 
