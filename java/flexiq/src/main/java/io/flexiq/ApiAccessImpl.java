@@ -4,6 +4,7 @@ import io.flexiq.internal.ApiAccess;
 import io.flexiq.internal.worker.Checkpoints;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The package-private members of this package's types that the engine ({@code io.flexiq.internal.…})
@@ -39,6 +40,15 @@ final class ApiAccessImpl extends ApiAccess {
     public JobContext jobContext(Checkpoints checkpoints, PayloadSerializer serializer, long jobId, int attempt,
             int maxAttempts, String queue, String task) {
         return new JobContext(checkpoints, serializer, jobId, attempt, maxAttempts, queue, task);
+    }
+
+    @Override
+    public JobInfo jobInfo(String id, String queue, String task, JobState state, int priority, int attempt,
+            int maxAttempts, List<String> tags, Instant runAt, Instant createdAt, Instant startedAt,
+            Instant finishedAt, String keyScope, String keyPreview, String keyDigest, boolean keyHeld,
+            String lastError, String payloadCodec) {
+        return new JobInfo(id, queue, task, state, priority, attempt, maxAttempts, tags, runAt, createdAt, startedAt,
+                finishedAt, keyScope, keyPreview, keyDigest, keyHeld, lastError, payloadCodec);
     }
 
     @Override

@@ -6,11 +6,14 @@ import io.flexiq.EnqueueOutcome;
 import io.flexiq.EnqueueResult;
 import io.flexiq.JobContext;
 import io.flexiq.JobEvent;
+import io.flexiq.JobInfo;
+import io.flexiq.JobState;
 import io.flexiq.NonReplaceableReason;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.internal.worker.Checkpoints;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * What the engine may use of {@code io.flexiq}'s types that they keep package-private: the
@@ -78,6 +81,16 @@ public abstract class ApiAccess {
     /** {@code new JobContext(checkpoints, serializer, jobId, attempt, maxAttempts, queue, task)}. */
     public abstract JobContext jobContext(Checkpoints checkpoints, PayloadSerializer serializer, long jobId,
             int attempt, int maxAttempts, String queue, String task);
+
+    /**
+     * {@code new JobInfo(id, queue, task, state, priority, attempt, maxAttempts, tags, runAt,
+     * createdAt, startedAt, finishedAt, keyScope, keyPreview, keyDigest, keyHeld, lastError,
+     * payloadCodec)}.
+     */
+    public abstract JobInfo jobInfo(String id, String queue, String task, JobState state, int priority, int attempt,
+            int maxAttempts, List<String> tags, Instant runAt, Instant createdAt, Instant startedAt,
+            Instant finishedAt, String keyScope, String keyPreview, String keyDigest, boolean keyHeld,
+            String lastError, String payloadCodec);
 
     /** {@code serializer.jsonForNativeCanonicalForm(payload)}. */
     public abstract byte[] jsonForNativeCanonicalForm(CanonicalJsonSerializer serializer, Object payload);

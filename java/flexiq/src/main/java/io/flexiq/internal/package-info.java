@@ -10,6 +10,8 @@
  * crosses ({@link io.flexiq.internal.Limits}, {@link io.flexiq.internal.Durations}). Its
  * subpackages hold the engine, one role each:
  * <ul>
+ *   <li>{@code client}: what {@code FlexiQ} does besides enqueueing: its operations on jobs,
+ *       and what it runs in the background (workers, schedules, maintenance);</li>
  *   <li>{@code enqueue}: batches on their way to the core, the enqueue on the application's
  *       connection, the dedup key rules, and how payloads are stored (codecs);</li>
  *   <li>{@code worker}: what a {@code Worker} runs, its parts (claiming, running attempts,
