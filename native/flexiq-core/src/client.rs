@@ -11,21 +11,26 @@ use crate::operations::Operations;
 use crate::pool::{self, Pool, Repeat, Sessions};
 use crate::producer::Producer;
 use crate::schema::{self, Schema};
-use crate::tls;
+use crate::server::{PasswordSource, Server};
 use crate::wakeups::Wakeups;
 use crate::worker_store::WorkerStore;
 
 /// How to build a [`Client`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClientConfig {
     /// A `postgres://` URL; its query string may set libpq's `sslmode`, `sslrootcert`, `sslcert`
-    /// and `sslkey` (see the `tls` module).
+    /// and `sslkey` (see the `tls` module). It may name several hosts
+    /// (`postgres://u@a:5432,b:5432/db`) with `target_session_attrs=read-write` or `primary`:
+    /// connections then go to the first that accepts such a session (see the `server` module).
     pub url: String,
     /// A URL that reaches PostgreSQL without a pooler that shares server sessions, for the
     /// sessions that must be the client's own: wake-ups (`LISTEN`) and the maintenance
     /// election. Needed when `url` goes through PgBouncer in transaction mode, which
     /// [`Client::connect`] finds out.
     pub direct_url: Option<String>,
+    /// Asked for the password at every new connection, over the URL's, when given: for
+    /// credentials that expire.
+    pub password: Option<Arc<dyn PasswordSource>>,
     /// The PostgreSQL schema holding FlexiQ's tables.
     pub schema: String,
     /// The most connections the pool opens.
@@ -46,6 +51,7 @@ impl ClientConfig {
         ClientConfig {
             url: url.into(),
             direct_url: None,
+            password: None,
             schema: "flexiq".into(),
             pool_size: 10,
             connect_timeout: Duration::from_secs(5),
@@ -76,13 +82,14 @@ impl Client {
         if config.pool_size == 0 {
             return Err(Error::InvalidArgument("poolSize must be at least 1".into()));
         }
-        let options = tls::connect_options(&config.url)?;
+        let server = |url| Server::new(url, config.password.clone(), config.connect_timeout);
+        let options = server(&config.url)?;
         let direct = match &config.direct_url {
-            Some(url) => tls::connect_options(url)?,
+            Some(url) => server(url)?,
             None => options.clone(),
         };
         // Before any connection of the pool sets anything in its session.
-        let sessions = pool::sessions_behind(&options, config.connect_timeout).await?;
+        let sessions = pool::sessions_behind(&options).await?;
         if sessions == Sessions::Shared && config.direct_url.is_none() {
             return Err(Error::InvalidArgument(format!(
                 "the connections to {} share server sessions with other clients: a connection \
@@ -90,7 +97,7 @@ impl Client {
                  between FlexiQ and PostgreSQL. Wake-ups (LISTEN) and the maintenance election \
                  need a session of their own: set directUrl to a URL that reaches PostgreSQL \
                  without that pooler (directly, or through a session-mode pool)",
-                tls::target(&options)
+                options.target()
             )));
         }
         let pool = Arc::new(Pool::new(

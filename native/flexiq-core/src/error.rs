@@ -21,6 +21,11 @@ pub enum Error {
     #[error("PostgreSQL is unavailable: {0}")]
     Unavailable(String),
 
+    /// PostgreSQL refused a new connection at its limit (`max_connections`, or the role's or
+    /// the database's connection limit). Nothing was written.
+    #[error("PostgreSQL is unavailable: {0}")]
+    ServerFull(String),
+
     /// Every connection of the client's pool stayed busy for the acquire timeout. Nothing was
     /// written.
     #[error("{0}")]
@@ -97,7 +102,7 @@ impl From<sqlx::Error> for Error {
             }
             // Too many clients: the server is up but takes no more connections for now.
             sqlx::Error::Database(ref d) if d.code().as_deref() == Some("53300") => {
-                Error::Unavailable(format!(
+                Error::ServerFull(format!(
                     "{e}; the server takes no more connections: lower the pool sizes of its \
                      clients or raise its max_connections"
                 ))

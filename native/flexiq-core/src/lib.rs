@@ -20,6 +20,7 @@ pub mod producer;
 pub mod recipe;
 pub mod request;
 pub mod schema;
+pub mod server;
 pub mod statement;
 mod tls;
 pub mod validate;

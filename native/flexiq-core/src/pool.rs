@@ -39,15 +39,15 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
-use sqlx::postgres::{PgArguments, PgConnectOptions, PgConnection, PgRow, Postgres};
+use sqlx::postgres::{PgArguments, PgConnection, PgRow, Postgres};
 use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Connection, Executor, FromRow, Row};
 use tokio::runtime::Runtime;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 
 use crate::caller;
 use crate::error::{Error, Result};
-use crate::tls;
+use crate::server::Server;
 
 /// Whether a call's statement may run a second time, which the pool does when the idle
 /// connection it was sent on turns out to have been closed by the server.
@@ -67,6 +67,10 @@ pub(crate) enum Repeat {
 /// takes to restart.
 const RECENT: Duration = Duration::from_millis(100);
 
+/// How often a call that found the server at its connection limit tries to open a connection
+/// again, while it waits for one of the pool's own to come back.
+const FULL_RETRY: Duration = Duration::from_millis(100);
+
 /// Whether the server sessions behind the pool's connections are its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sessions {
@@ -78,11 +82,11 @@ pub(crate) enum Sessions {
 }
 
 pub(crate) struct Pool {
-    options: PgConnectOptions,
+    server: Server,
     sessions: Sessions,
     /// Where sessions that must outlive a call go (see [`Pool::dedicated`]): PostgreSQL
     /// directly when a URL for that was given, else the pool's own.
-    direct: PgConnectOptions,
+    direct: Server,
     connect_timeout: Duration,
     acquire_timeout: Duration,
     size: u32,
@@ -92,6 +96,8 @@ pub(crate) struct Pool {
     slots: Semaphore,
     /// Connections not in use, each with when it was given back, the most recently used last.
     idle: Mutex<Vec<(Conn, Instant)>>,
+    /// Told whenever a connection is given back.
+    returned: Notify,
 }
 
 /// A connection lent to one call. Given back by `finish`; dropped without that (a call
@@ -178,16 +184,16 @@ impl Drop for Driver {
 
 impl Pool {
     pub fn new(
-        options: PgConnectOptions,
+        server: Server,
         sessions: Sessions,
-        direct: PgConnectOptions,
+        direct: Server,
         size: u32,
         connect_timeout: Duration,
         acquire_timeout: Duration,
         schema: &str,
     ) -> Pool {
         Pool {
-            options,
+            server,
             sessions,
             direct,
             connect_timeout,
@@ -196,6 +202,7 @@ impl Pool {
             schema: schema.to_owned(),
             slots: Semaphore::new(size as usize),
             idle: Mutex::new(Vec::new()),
+            returned: Notify::new(),
         }
     }
 
@@ -299,11 +306,41 @@ impl Pool {
             }
         }
         let driver = for_caller.then(Driver::new).transpose()?;
-        let open = tokio::time::timeout(self.connect_timeout, self.open());
-        let connection = Driver::run(driver.as_ref(), open)
-            .await
-            .map_err(|_| self.unreachable())??;
-        Ok(self.lent(Conn { connection, driver }, false))
+        let deadline = Instant::now() + self.acquire_timeout;
+        loop {
+            let open = tokio::time::timeout(self.server.patience(), self.open());
+            match Driver::run(driver.as_ref(), open)
+                .await
+                .map_err(|_| self.unreachable())?
+            {
+                Ok(connection) => return Ok(self.lent(Conn { connection, driver }, false)),
+                // At the server's connection limit, a connection of this pool that comes back
+                // serves instead, within the acquire timeout; a server slot that frees up
+                // elsewhere is tried for at each wake.
+                Err(Error::ServerFull(_)) if self.others_open() && Instant::now() < deadline => {
+                    let wait = FULL_RETRY.min(deadline.saturating_duration_since(Instant::now()));
+                    let returned = self.returned.notified();
+                    let _ =
+                        Driver::run(driver.as_ref(), tokio::time::timeout(wait, returned)).await;
+                    if let Some((conn, _)) = self.take_idle(for_caller) {
+                        return Ok(self.lent(conn, true));
+                    }
+                }
+                Err(refused) => return Err(refused),
+            }
+        }
+    }
+
+    /// Whether connections of this pool other than the caller's may be open: in other calls'
+    /// hands, or idle.
+    fn others_open(&self) -> bool {
+        let in_use = self.size as usize - self.slots.available_permits() - 1;
+        in_use > 0
+            || !self
+                .idle
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .is_empty()
     }
 
     /// A connection of its own, outside the pool and its limit, for a session that must outlive
@@ -311,13 +348,11 @@ impl Pool {
     /// given; fails as [`Pool::run`] does when PostgreSQL cannot be reached within the connect
     /// timeout.
     pub async fn dedicated(&self) -> Result<PgConnection> {
-        tokio::time::timeout(self.connect_timeout, tls::connect(&self.direct))
-            .await
-            .map_err(|_| self.unreachable())?
+        self.direct.connect().await
     }
 
     fn unreachable(&self) -> Error {
-        unreachable(&self.options, self.connect_timeout)
+        unreachable(&self.server)
     }
 
     /// A new connection, JIT compilation off, cached (generic) plans always used, and no
@@ -339,7 +374,7 @@ impl Pool {
     /// Where sessions are shared, nothing is set: a setting would stay with the server session,
     /// which the pooler hands to other clients next (see [`Sessions`]).
     async fn open(&self) -> Result<PgConnection> {
-        let mut connection = tls::connect(&self.options).await?;
+        let mut connection = self.server.connect().await?;
         if self.sessions == Sessions::Own {
             connection
                 .execute(
@@ -403,14 +438,11 @@ impl Pool {
 /// The custom setting the probe of [`sessions_behind`] leaves in a session.
 const PROBE_SETTING: &str = "flexiq.session_probe";
 
-/// Whether the server sessions behind connections to `options` are their own or shared
+/// Whether the server sessions behind connections to `server` are their own or shared
 /// among a pooler's clients: a setting that one connection leaves in its session shows in the
 /// next connection's when a pooler hands that one the same server session. Simple queries
 /// only, which a pooler in any mode passes whole, and nothing is left behind.
-pub(crate) async fn sessions_behind(
-    options: &PgConnectOptions,
-    timeout: Duration,
-) -> Result<Sessions> {
+pub(crate) async fn sessions_behind(server: &Server) -> Result<Sessions> {
     let probe = async {
         let token = format!(
             "{}-{}",
@@ -419,11 +451,7 @@ pub(crate) async fn sessions_behind(
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos())
         );
-        let connect = || async {
-            tokio::time::timeout(timeout, tls::connect(options))
-                .await
-                .map_err(|_| unreachable(options, timeout))?
-        };
+        let connect = || server.connect();
         let set = format!("SELECT set_config('{PROBE_SETTING}', '{token}', false)");
         let read = format!("SELECT current_setting('{PROBE_SETTING}', true)");
         let reset = format!("RESET {PROBE_SETTING}");
@@ -443,18 +471,19 @@ pub(crate) async fn sessions_behind(
             Sessions::Own
         })
     };
-    // Each connection has the connect timeout; the statements, as long again.
-    tokio::time::timeout(timeout * 3, probe)
+    // Each connection has its time to open; the statements, as long again.
+    tokio::time::timeout(server.patience() * 3, probe)
         .await
-        .map_err(|_| unreachable(options, timeout))?
+        .map_err(|_| unreachable(server))?
 }
 
-/// The error of a connection that did not open within `timeout`.
-fn unreachable(options: &PgConnectOptions, timeout: Duration) -> Error {
+/// The error of a connection that did not open, its statements run, within the patience.
+fn unreachable(server: &Server) -> Error {
     Error::Unavailable(format!(
-        "could not connect to {} within {timeout:?}; check that PostgreSQL runs there and is \
+        "could not connect to {} within {:?}; check that PostgreSQL runs there and is \
          reachable, or raise connectTimeout",
-        tls::target(options)
+        server.target(),
+        server.patience()
     ))
 }
 
@@ -474,6 +503,7 @@ impl Lent<'_> {
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
                 .push((self.conn, Instant::now()));
+            self.pool.returned.notify_waiters();
         }
         outcome
     }
@@ -508,7 +538,7 @@ mod tests {
             ..Options::default()
         })
         .expect("start a throwaway PostgreSQL");
-        let options = tls::connect_options(&server.url()).expect("options");
+        let options = Server::new(&server.url(), None, Duration::from_secs(10)).expect("server");
         let timeout = Duration::from_secs(10);
         let pool = Pool::new(
             options.clone(),
@@ -621,13 +651,13 @@ mod tests {
         idle.iter().map(|(conn, _)| conn.driver.is_some()).collect()
     }
 
-    fn throwaway_server() -> (LocalPostgres, PgConnectOptions) {
+    fn throwaway_server() -> (LocalPostgres, Server) {
         let server = LocalPostgres::start(&Options {
             durable: false,
             ..Options::default()
         })
         .expect("start a throwaway PostgreSQL");
-        let options = tls::connect_options(&server.url()).expect("options");
+        let options = Server::new(&server.url(), None, Duration::from_secs(10)).expect("server");
         (server, options)
     }
 
@@ -666,7 +696,7 @@ mod tests {
         }
     }
 
-    async fn lost_connections_are_found_out(options: &PgConnectOptions, from: From) {
+    async fn lost_connections_are_found_out(options: &Server, from: From) {
         let timeout = Duration::from_secs(10);
         let pool = Pool::new(
             options.clone(),
@@ -677,7 +707,7 @@ mod tests {
             timeout,
             "s",
         );
-        let mut other = PgConnection::connect_with(options).await.expect("connect");
+        let mut other = options.connect().await.expect("connect");
         let terminate = async |other: &mut PgConnection, pid: i32| {
             sqlx::query("SELECT pg_terminate_backend($1, 10000)")
                 .bind(pid)

@@ -227,6 +227,9 @@ pub(crate) async fn connect(options: &PgConnectOptions) -> Result<PgConnection> 
             Error::Unavailable(m) => {
                 Error::Unavailable(format!("{m}; connecting to {}", target(options)))
             }
+            Error::ServerFull(m) => {
+                Error::ServerFull(format!("{m}; connecting to {}", target(options)))
+            }
             Error::Storage(m) => Error::Storage(format!("{m}; connecting to {}", target(options))),
             other => other,
         })

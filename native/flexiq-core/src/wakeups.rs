@@ -7,25 +7,27 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+use sqlx::postgres::{PgListener, PgPoolOptions};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+
+use crate::server::Server;
 
 /// How long the listener waits before connecting again after losing PostgreSQL.
 const RECONNECT_DELAY: Duration = Duration::from_millis(500);
 
 /// The client's wake-ups: the generation number idle workers wait on.
 pub struct Wakeups {
-    options: PgConnectOptions,
+    server: Server,
     channel: String,
     generation: Arc<watch::Sender<u64>>,
     listener: OnceLock<JoinHandle<()>>,
 }
 
 impl Wakeups {
-    pub(crate) fn new(options: PgConnectOptions, channel: String) -> Wakeups {
+    pub(crate) fn new(server: Server, channel: String) -> Wakeups {
         Wakeups {
-            options,
+            server,
             channel,
             generation: Arc::new(watch::channel(0).0),
             listener: OnceLock::new(),
@@ -36,7 +38,7 @@ impl Wakeups {
     fn listen(&self) {
         self.listener.get_or_init(|| {
             tokio::spawn(listen(
-                self.options.clone(),
+                self.server.clone(),
                 self.channel.clone(),
                 self.generation.clone(),
             ))
@@ -53,13 +55,18 @@ impl Drop for Wakeups {
 }
 
 /// Listens until aborted, reconnecting by itself. Connecting counts as a wake-up, since jobs
-/// may have been announced while nobody listened.
-async fn listen(options: PgConnectOptions, channel: String, generation: Arc<watch::Sender<u64>>) {
+/// may have been announced while nobody listened. Each time, the host is found anew (the
+/// primary may have moved) and the password asked for again.
+async fn listen(server: Server, channel: String, generation: Arc<watch::Sender<u64>>) {
     let bump = || generation.send_modify(|g| *g += 1);
     loop {
+        let Ok(options) = server.accepting_options().await else {
+            tokio::time::sleep(RECONNECT_DELAY).await;
+            continue;
+        };
         let pool = PgPoolOptions::new()
             .max_connections(1)
-            .connect_lazy_with(options.clone());
+            .connect_lazy_with(options);
         if let Ok(mut listener) = PgListener::connect_with(&pool).await {
             if listener.listen(&channel).await.is_ok() {
                 bump();

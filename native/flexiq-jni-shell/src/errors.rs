@@ -45,7 +45,7 @@ fn java_class_of(err: &BridgeError) -> &'static str {
         | BridgeError::NullArgument(_)
         | BridgeError::BadArgument(_) => ILLEGAL_ARGUMENT,
         BridgeError::Core(Core::InvalidPayload(_)) => PAYLOAD,
-        BridgeError::Core(Core::Unavailable(_)) => UNAVAILABLE,
+        BridgeError::Core(Core::Unavailable(_) | Core::ServerFull(_)) => UNAVAILABLE,
         BridgeError::Core(Core::PoolExhausted(_)) => POOL_EXHAUSTED,
         BridgeError::Core(Core::Storage(_)) => STORAGE,
         BridgeError::Closed(_) => ILLEGAL_STATE,

@@ -11,6 +11,7 @@
 
 pub mod errors;
 pub mod native;
+pub mod upcall;
 pub mod wire;
 
 // The `natives!` macro names jni items through this crate, so callers need no matching version.

@@ -100,28 +100,32 @@ pub unsafe fn register_on_load(vm: *mut jni::sys::JavaVM, class: &str, natives: 
     let vm = unsafe { JavaVM::from_raw(vm) };
     let registered = catch_unwind(AssertUnwindSafe(|| {
         vm.with_top_local_frame(|env| -> jni::errors::Result<bool> {
-            Ok(match register(env, class, natives) {
-                Ok(()) => true,
-                Err(e) => {
-                    // The JVM rethrows a pending exception from System.load.
-                    env.exception_clear();
-                    let message = format!(
-                        "FlexiQ's native library does not fit the Java class {}: {e}. The jar \
+            Ok(
+                match register(env, class, natives)
+                    .and_then(|()| crate::upcall::keep_bridge(env, class))
+                {
+                    Ok(()) => true,
+                    Err(e) => {
+                        // The JVM rethrows a pending exception from System.load.
+                        env.exception_clear();
+                        let message = format!(
+                            "FlexiQ's native library does not fit the Java class {}: {e}. The jar \
                          and the native library come from different builds: use the library \
                          that ships in the same jar",
-                        class.replace('/', ".")
-                    );
-                    env.throw_new(
-                        jni_str!("java/lang/UnsatisfiedLinkError"),
-                        JNIString::from(message),
-                    )
-                    .or_else(|e| match e {
-                        jni::errors::Error::JavaException => Ok(()),
-                        other => Err(other),
-                    })?;
-                    false
-                }
-            })
+                            class.replace('/', ".")
+                        );
+                        env.throw_new(
+                            jni_str!("java/lang/UnsatisfiedLinkError"),
+                            JNIString::from(message),
+                        )
+                        .or_else(|e| match e {
+                            jni::errors::Error::JavaException => Ok(()),
+                            other => Err(other),
+                        })?;
+                        false
+                    }
+                },
+            )
         })
     }));
     match registered {

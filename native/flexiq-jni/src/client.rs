@@ -1,14 +1,16 @@
 //! Calls of `FlexiQ`, the client: connect, enqueue, read and change jobs, close.
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use flexiq_core::request::fields::{self, Draft, Wire};
+use flexiq_core::server::PasswordSource;
 use flexiq_core::{
     Client, ClientConfig, EnqueueRow, Enqueued, JobInfo, JobQuery, JobRequest, Param,
     PendingEnqueue, PreparedEnqueue, RateTarget,
 };
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
+use flexiq_jni_shell::upcall;
 use flexiq_jni_shell::wire::{Reader, Writer};
 
 use crate::codes;
@@ -23,16 +25,34 @@ pub(crate) static CLIENTS: LazyLock<Handles<Client>> =
 static PENDING: LazyLock<Handles<(PendingEnqueue, bool)>> =
     LazyLock::new(|| Handles::new("prepared enqueue"));
 
-/// `nativeConnect(0, text url, text-or-null directUrl, text schema, i32 poolSize,
-/// i64 connectTimeoutMillis, i64 acquireTimeoutMillis, bool migrate)` → i64 handle.
+/// A password supplier of the Java client, by the number `NativeBridge` registered it under.
+struct JavaPassword(i64);
+
+impl PasswordSource for JavaPassword {
+    fn password(&self) -> Result<String, String> {
+        match upcall::string_of("password", self.0)? {
+            Some(password) => Ok(password),
+            None => Err("the password supplier returned null".into()),
+        }
+    }
+}
+
+/// `nativeConnect(0, text url, text-or-null directUrl, i64 passwordSupplier (0: none),
+/// text schema, i32 poolSize, i64 connectTimeoutMillis, i64 acquireTimeoutMillis,
+/// bool migrate)` → i64 handle.
 pub(crate) fn connect(r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let url = r.string("url")?;
     let direct_url = r.opt_string("directUrl")?;
+    let password = match r.i64("passwordSupplier")? {
+        0 => None,
+        id => Some(Arc::new(JavaPassword(id)) as Arc<dyn PasswordSource>),
+    };
     let schema = r.string("schema")?;
     let pool_size = r.i32("poolSize")?;
     let config = ClientConfig {
         url,
         direct_url,
+        password,
         schema,
         pool_size: u32::try_from(pool_size).map_err(|_| {
             BridgeError::BadArgument(format!("poolSize must be positive, got {pool_size}"))

@@ -319,6 +319,70 @@ rm -rf "$3""#;
         })
     }
 
+    /// Starts a streaming standby of this server, a copy taken by `pg_basebackup`, with the
+    /// given settings: for tests of a failover ([`Self::promote`]). The server must be durable
+    /// for a standby to follow it safely; initdb's trust rules let the copy replicate.
+    pub fn start_standby(&self, options: &Options) -> Result<LocalPostgres, Error> {
+        for (name, value) in &options.settings {
+            validate_setting(name, value)?;
+        }
+        let root = create_unique_dir()?;
+        let mut standby = LocalPostgres {
+            data_dir: root.join("data"),
+            log_file: root.join("postgres.log"),
+            socket_dir: root.join("sock"),
+            as_pg_user: self.as_pg_user,
+            root,
+            bin_dir: self.bin_dir.clone(),
+            port: 0,
+            may_be_running: false,
+            removed: false,
+        };
+        fs::create_dir(&standby.socket_dir)
+            .map_err(io_err("create directory", &standby.socket_dir))?;
+        if standby.as_pg_user {
+            standby.give_to_pg_user(&standby.root)?;
+        }
+        let basebackup = standby.bin_dir.join("pg_basebackup");
+        let mut cmd = standby.server_command(&basebackup);
+        cmd.args(["-h", "127.0.0.1", "-U", PG_USER, "-p"])
+            .arg(self.port.to_string())
+            .arg("-D")
+            .arg(&standby.data_dir)
+            // -R: standby.signal and primary_conninfo, so that it starts as a standby.
+            .args(["-R", "-X", "stream", "--no-sync"]);
+        run_checked(&mut cmd)?;
+        let mut attempt = 1;
+        loop {
+            standby.port = free_port()?;
+            standby.write_settings(options)?;
+            match standby.try_start()? {
+                StartOutcome::Started => break,
+                StartOutcome::PortTaken(_) if attempt < START_ATTEMPTS => attempt += 1,
+                StartOutcome::PortTaken(err) | StartOutcome::Failed(err) => return Err(err),
+            }
+        }
+        standby.wait_for_tcp()?;
+        standby.spawn_watchdog()?;
+        Ok(standby)
+    }
+
+    /// Promotes a standby to primary and waits until it accepts writes.
+    pub fn promote(&self) -> Result<(), Error> {
+        let pg_ctl = self.bin_dir.join("pg_ctl");
+        let mut cmd = self.server_command(&pg_ctl);
+        cmd.arg("-D").arg(&self.data_dir).args(["promote", "-w"]);
+        run_checked(&mut cmd).map(drop)
+    }
+
+    /// Stops the server at once, as a crash would (immediate mode: no checkpoint, sessions
+    /// cut), keeping its files.
+    pub fn crash(&mut self) -> Result<(), Error> {
+        self.pg_ctl_stop("immediate")?;
+        self.may_be_running = false;
+        Ok(())
+    }
+
     /// A URL for the database superuser on the default database; trust
     /// authentication means it needs no password.
     pub fn url(&self) -> String {

@@ -3,8 +3,10 @@
 
 mod common;
 mod counts;
+mod credentials;
 mod definitions;
 mod enqueue;
+mod failover;
 mod flow;
 mod grants;
 mod grouping;

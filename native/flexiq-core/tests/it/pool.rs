@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use common::{Calls, JobsLock};
 use flexiq_core::{Error, JobRequest, Outcome};
+use sqlx::Connection;
 
 fn keyed(key: &str) -> JobRequest {
     JobRequest::new("t", b"{}".to_vec()).with_key(key)
@@ -124,4 +125,69 @@ async fn a_keyed_enqueue_whose_idle_connection_ends_mid_statement_runs_again() {
     let enqueued = call.await.expect("task").expect("the repeat succeeds");
     assert_eq!(enqueued.outcome, Outcome::Accepted);
     assert_eq!(common::job_count(&client).await, 1);
+}
+
+/// A server at its connection limit (here the role's) refuses the pool a second connection:
+/// calls then wait for the pool's one connection to come back, within the acquire timeout,
+/// rather than fail at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn at_the_servers_connection_limit_calls_wait_for_the_pools_own_connections() {
+    let role = format!("limited_{}", std::process::id());
+    let admin = sqlx::PgPool::connect(&common::server().url())
+        .await
+        .expect("admin");
+    // Not a superuser: superusers are exempt from a role's connection limit.
+    for statement in [
+        format!("CREATE ROLE {role} LOGIN CONNECTION LIMIT 2"),
+        format!("GRANT CREATE ON DATABASE postgres TO {role}"),
+    ] {
+        sqlx::query(&statement).execute(&admin).await.expect("role");
+    }
+    let url = format!(
+        "postgres://{role}@127.0.0.1:{}/postgres",
+        common::server().port()
+    );
+    let client = Arc::new(
+        common::client_with(|config| {
+            config.url = url.clone();
+            config.pool_size = 2;
+            config.acquire_timeout = Duration::from_secs(30);
+        })
+        .await,
+    );
+    // Another application takes one of the role's two connections; the pool keeps the other.
+    let mut other = sqlx::PgConnection::connect(&url)
+        .await
+        .expect("the other application");
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..8 {
+        let client = Arc::clone(&client);
+        calls.spawn(async move {
+            for j in 0..20 {
+                client
+                    .producer()
+                    .enqueue(&keyed(&format!("limit-{i}-{j}")))
+                    .await?;
+            }
+            Ok::<_, Error>(())
+        });
+    }
+    let mut failed = Vec::new();
+    while let Some(done) = calls.join_next().await {
+        if let Err(e) = done.expect("task") {
+            failed.push(e.to_string());
+        }
+    }
+    assert_eq!(failed, Vec::<String>::new());
+    assert_eq!(common::job_count(&client).await, 160);
+    let open: i64 = sqlx::query_scalar(&format!(
+        "SELECT count(*) FROM pg_stat_activity WHERE usename = '{role}'"
+    ))
+    .fetch_one(&mut other)
+    .await
+    .expect("sessions");
+    assert_eq!(open, 2, "the role stayed at its limit");
+    client.drop_schema().await.expect("drop");
+    drop(other);
+    admin.close().await;
 }

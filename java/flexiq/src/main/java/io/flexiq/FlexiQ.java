@@ -593,6 +593,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
         private final String url;
         private String directUrl;
+        private PasswordSupplier passwordSupplier;
         private int poolSize = 10;
         private String schema = "flexiq";
         private Duration connectTimeout = Duration.ofSeconds(5);
@@ -623,6 +624,23 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
          */
         public Builder directUrl(String directUrl) {
             this.directUrl = Limits.text("directUrl", directUrl);
+            return this;
+        }
+
+        /**
+         * Asks {@code supplier} for the password at every connection the client opens, in
+         * place of the URL's (default: the URL's password, or none): for credentials that
+         * expire, such as IAM authentication tokens, or that rotate. Connections already open
+         * stay open; a supplier that throws fails that connection as unavailable, naming its
+         * exception.
+         *
+         * @throws IllegalArgumentException if the supplier is null
+         */
+        public Builder passwordSupplier(PasswordSupplier supplier) {
+            if (supplier == null) {
+                throw new IllegalArgumentException("passwordSupplier must not be null");
+            }
+            this.passwordSupplier = supplier;
             return this;
         }
 
@@ -779,7 +797,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
          */
         public FlexiQ build() {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
-            long handle = NativeBridge.connect(url, directUrl, schema, poolSize, connectTimeout.toMillis(),
+            long handle = NativeBridge.connect(url, directUrl, passwordSupplier, schema, poolSize, connectTimeout.toMillis(),
                     acquireTimeout.toMillis(), migrate);
             FlexiQ client = new FlexiQ(handle, schema, s, new StoredPayloads(codec, decodeOnly.values()), keyRetention,
                     maintenance);

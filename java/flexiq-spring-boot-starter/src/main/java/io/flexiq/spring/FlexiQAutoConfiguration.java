@@ -5,6 +5,7 @@ import io.flexiq.FlexiQ;
 import io.flexiq.FlexiQListener;
 import io.flexiq.JobQueue;
 import io.flexiq.Maintenance;
+import io.flexiq.PasswordSupplier;
 import io.flexiq.PayloadCodec;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.micrometer.FlexiQMetrics;
@@ -67,13 +68,14 @@ public final class FlexiQAutoConfiguration {
     /**
      * The client, on the configured database, with every {@link FlexiQListener} bean as a
      * listener and the application's {@link PayloadCodec} bean or the one of
-     * {@code flexiq.encryption.*}; closed (its worker first) with the context.
+     * {@code flexiq.encryption.*}, and the application's {@link PasswordSupplier} bean, asked at
+     * every new connection (credentials that rotate); closed (its worker first) with the context.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     FlexiQ flexiQ(FlexiQProperties properties, ObjectProvider<PayloadSerializer> serializer,
             ObjectProvider<PayloadCodec> codec, ObjectProvider<DataSourceDatabase> dataSourceDatabase,
-            ObjectProvider<FlexiQListener> listeners) {
+            ObjectProvider<FlexiQListener> listeners, ObjectProvider<PasswordSupplier> password) {
         // First, so that a bad key fails the startup before any connection is tried.
         PayloadCodec chosenCodec = codec.getIfAvailable(() -> properties.getEncryption().codec().orElse(null));
         String url = properties.getUrl();
@@ -90,6 +92,7 @@ public final class FlexiQAutoConfiguration {
         if (properties.getDirectUrl() != null) {
             PropertyCheck.apply("flexiq.direct-url", properties.getDirectUrl(), builder::directUrl);
         }
+        password.ifAvailable(builder::passwordSupplier);
         PropertyCheck.apply("flexiq.schema", properties.getSchema(), builder::schema);
         PropertyCheck.apply("flexiq.pool-size", properties.getPoolSize(), builder::poolSize);
         PropertyCheck.apply("flexiq.connect-timeout", properties.getConnectTimeout(), builder::connectTimeout);

@@ -16,6 +16,7 @@ import io.flexiq.FlexiQListener;
 import io.flexiq.JobContext;
 import io.flexiq.JobQueue;
 import io.flexiq.Maintenance;
+import io.flexiq.PasswordSupplier;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.Task;
 import io.flexiq.TestQueue;
@@ -263,6 +264,29 @@ class FlexiQAutoConfigurationTest {
                 }
             };
         }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SealedVault {
+        @Bean
+        PasswordSupplier vaultPassword() {
+            return () -> {
+                throw new IllegalStateException("the vault is sealed");
+            };
+        }
+    }
+
+    @Test
+    void aPasswordSupplierBeanIsAskedForTheClientsConnections() {
+        runner.withUserConfiguration(SealedVault.class).run(context -> {
+            Throwable failure = context.getStartupFailure();
+            assertNotNull(failure, "the supplier's failure stops the start");
+            Throwable cause = failure;
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            assertTrue(cause.getMessage().contains("the vault is sealed"), cause.getMessage());
+        });
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.flexiq.Maintenance;
 import io.flexiq.MaintenanceReport;
 import io.flexiq.NativeLibraryException;
 import io.flexiq.NonReplaceableReason;
+import io.flexiq.PasswordSupplier;
 import io.flexiq.RedriveResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -34,6 +37,10 @@ import java.util.function.Supplier;
  */
 public final class NativeBridge {
     private static String loadedFrom;
+    /** Password suppliers of connected clients, by the number the native library asks with. */
+    private static final Map<Long, PasswordSupplier> PASSWORDS = new ConcurrentHashMap<>();
+    private static final Map<Long, Long> SUPPLIER_OF_CLIENT = new ConcurrentHashMap<>();
+    private static final AtomicLong NEXT_SUPPLIER = new AtomicLong();
     private static final NativeLibraryException LOAD_FAILURE = load();
 
     private NativeBridge() {}
@@ -115,19 +122,50 @@ public final class NativeBridge {
      *
      * @param directUrl a URL that reaches PostgreSQL without a pooler that shares sessions, for
      *     wake-ups and the maintenance election, or null
+     * @param password asked at every new connection, or null for the URL's password
      */
-    public static long connect(String url, String directUrl, String schema, int poolSize, long connectTimeoutMillis,
-            long acquireTimeoutMillis, boolean migrate) {
+    public static long connect(String url, String directUrl, PasswordSupplier password, String schema, int poolSize,
+            long connectTimeoutMillis, long acquireTimeoutMillis, boolean migrate) {
         ensureLoaded();
-        Wire.Writer w = new Wire.Writer(128).string(url).string(directUrl).string(schema).i32(poolSize)
+        long supplier = 0;
+        if (password != null) {
+            supplier = NEXT_SUPPLIER.incrementAndGet();
+            PASSWORDS.put(supplier, password);
+        }
+        Wire.Writer w = new Wire.Writer(128).string(url).string(directUrl).i64(supplier).string(schema).i32(poolSize)
                 .i64(connectTimeoutMillis).i64(acquireTimeoutMillis).bool(migrate);
-        return reader(nativeConnect(0, w.toBytes())).i64();
+        try {
+            long client = reader(nativeConnect(0, w.toBytes())).i64();
+            if (supplier != 0) {
+                SUPPLIER_OF_CLIENT.put(client, supplier);
+            }
+            return client;
+        } catch (RuntimeException | Error e) {
+            PASSWORDS.remove(supplier);
+            throw e;
+        }
+    }
+
+    /**
+     * Called by the native library, on the thread opening a connection, for the password of the
+     * supplier registered under {@code supplier}; what the supplier throws goes back to it.
+     */
+    static String password(long supplier) throws Exception {
+        PasswordSupplier source = PASSWORDS.get(supplier);
+        if (source == null) {
+            throw new IllegalStateException("the client asking for a password is closed");
+        }
+        return source.password();
     }
 
     /** Forgets a client handle; its connections close once running calls return. */
     public static void close(long client) {
         ensureLoaded();
         nativeClose(client, null);
+        Long supplier = SUPPLIER_OF_CLIENT.remove(client);
+        if (supplier != null) {
+            PASSWORDS.remove(supplier);
+        }
     }
 
     /** Drops the client's schema with everything in it. */
