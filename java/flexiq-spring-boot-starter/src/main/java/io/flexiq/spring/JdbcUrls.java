@@ -20,8 +20,12 @@ import java.util.Set;
  * else from the given ones), {@code sslmode} ({@code ssl=true} or a bare {@code ssl} without
  * {@code sslmode} meaning {@code verify-full}, as in the driver), {@code sslrootcert},
  * {@code sslcert}, {@code sslkey} (PEM files: FlexiQ reads no PKCS-8 DER key),
- * {@code ApplicationName} (as {@code application_name}) and {@code options}. Refused, since the
- * client cannot honour them: more than one host, and the driver's own TLS hooks
+ * {@code ApplicationName} (as {@code application_name}) and {@code options}. Several hosts are
+ * carried over in their order, with libpq's {@code target_session_attrs}: {@code primary} for the
+ * driver's {@code targetServerType} {@code primary}, {@code master} or {@code preferPrimary},
+ * else {@code read-write} (FlexiQ writes, so it never takes a standby the way the driver's
+ * default {@code any} may). Refused, since the client cannot honour them: a
+ * {@code targetServerType} that asks for a standby, and the driver's own TLS hooks
  * ({@code sslfactory}, {@code sslpassword}, {@code sslpasswordcallback},
  * {@code sslhostnameverifier}). Other parameters tune the JDBC driver only and are left out.
  */
@@ -72,7 +76,10 @@ final class JdbcUrls {
             hosts = "localhost";
             database = location.startsWith("/") ? location.substring(1) : location;
         }
-        String host = host(hosts);
+        List<String> hostList = new ArrayList<>();
+        for (String entry : hosts.split(",", -1)) {
+            hostList.add(host(entry));
+        }
         Map<String, String> params = params(query);
 
         String user = params.getOrDefault("user", username);
@@ -85,7 +92,7 @@ final class JdbcUrls {
             }
             url.append('@');
         }
-        url.append(host).append('/').append(encode(decode(database, "the database name")));
+        url.append(String.join(",", hostList)).append('/').append(encode(decode(database, "the database name")));
 
         Map<String, String> carried = new LinkedHashMap<>();
         String sslmode = params.get("sslmode");
@@ -106,6 +113,9 @@ final class JdbcUrls {
         if (params.containsKey("ApplicationName")) {
             carried.put("application_name", params.get("ApplicationName"));
         }
+        if (hostList.size() > 1) {
+            carried.put("target_session_attrs", sessionAttrs(params.getOrDefault("targetServerType", "any")));
+        }
         char separator = '?';
         for (Map.Entry<String, String> e : carried.entrySet()) {
             url.append(separator).append(e.getKey()).append('=').append(encode(e.getValue()));
@@ -114,14 +124,23 @@ final class JdbcUrls {
         return url.toString();
     }
 
-    /** The one host with its port, IPv6 addresses kept in brackets. */
-    private static String host(String hosts) {
-        List<String> list = new ArrayList<>(List.of(hosts.split(",", -1)));
-        if (list.size() > 1) {
-            throw new IllegalArgumentException("spring.datasource.url names " + list.size() + " hosts (" + hosts
-                    + "); FlexiQ's client connects to one, the primary" + ADVICE);
+    /** libpq's target_session_attrs for the driver's targetServerType, among several hosts. */
+    private static String sessionAttrs(String targetServerType) {
+        switch (targetServerType) {
+            case "primary":
+            case "master":
+            case "preferPrimary":
+                return "primary";
+            case "any":
+                return "read-write";
+            default:
+                throw new IllegalArgumentException("spring.datasource.url asks for targetServerType="
+                        + targetServerType + ", a standby, where FlexiQ cannot write its jobs" + ADVICE);
         }
-        String entry = list.get(0);
+    }
+
+    /** One host with its port, IPv6 addresses kept in brackets. */
+    private static String host(String entry) {
         String name;
         String port;
         if (entry.startsWith("[")) {

@@ -73,10 +73,15 @@ class JdbcUrlsTest {
     }
 
     @Test
-    void refusesSeveralHostsNamingThem() {
+    void severalHostsAreCarriedOverAskingForThePrimary() {
+        assertEquals("postgres://u@a:5432,[::1]:5433/d?target_session_attrs=primary",
+                JdbcUrls.toPostgresUrl("jdbc:postgresql://a:5432,[::1]:5433/d?targetServerType=primary", "u", null));
+        assertEquals("postgres://a,b/d?sslmode=require&target_session_attrs=read-write",
+                JdbcUrls.toPostgresUrl("jdbc:postgresql://a,b/d?sslmode=require", null, null));
+        assertEquals("postgres://a/d", JdbcUrls.toPostgresUrl("jdbc:postgresql://a/d?targetServerType=primary", null, null));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> JdbcUrls.toPostgresUrl("jdbc:postgresql://a:5432,b:5433/d?targetServerType=primary", null, null));
-        assertTrue(e.getMessage().contains("2 hosts (a:5432,b:5433)"), e.getMessage());
+                () -> JdbcUrls.toPostgresUrl("jdbc:postgresql://a,b/d?targetServerType=secondary", null, null));
+        assertTrue(e.getMessage().contains("targetServerType=secondary, a standby"), e.getMessage());
         assertTrue(e.getMessage().contains("flexiq.url"), e.getMessage());
     }
 
