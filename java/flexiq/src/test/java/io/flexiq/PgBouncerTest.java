@@ -21,23 +21,28 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The Java API through a real PgBouncer (Debian's package) in transaction mode, in front of the
- * test server: refused without a direct URL, naming the fix; with one, one job per key under a
- * race, enqueues on the application's pgjdbc connection through the pooler, and a worker woken
- * by a new job.
+ * The Java API through a real PgBouncer (Debian's package) in front of the test server: in
+ * transaction mode refused without a direct URL, naming the fix; with one, and in session mode
+ * without, one job per key under a race, enqueues on the application's pgjdbc connection
+ * through the pooler, and a worker woken by a new job.
  */
 class PgBouncerTest {
     private static final Task<EnqueueTest.Order> CHARGE = EnqueueTest.CHARGE;
 
-    /** A PgBouncer in transaction mode with three server sessions, stopped when closed. */
+    /**
+     * A PgBouncer in {@code mode} (transaction: three server sessions, which its clients share;
+     * session: one for each client), stopped when closed.
+     */
     static final class Bouncer implements AutoCloseable {
         private final Path dir;
         private final Process process;
         final int port;
 
-        Bouncer(int serverPort) throws Exception {
+        Bouncer(int serverPort, String mode) throws Exception {
             dir = Files.createTempDirectory("flexiq-pgbouncer", PosixFilePermissions.asFileAttribute(
                     PosixFilePermissions.fromString("rwxr-xr-x")));
             try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
@@ -46,7 +51,8 @@ class PgBouncerTest {
             Path ini = dir.resolve("pgbouncer.ini");
             Files.writeString(ini, "[databases]\n* = host=127.0.0.1 port=" + serverPort + " user=postgres\n"
                     + "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = " + port + "\nunix_socket_dir =\n"
-                    + "auth_type = any\npool_mode = transaction\ndefault_pool_size = 3\nmax_client_conn = 500\n"
+                    + "auth_type = any\npool_mode = " + mode + "\ndefault_pool_size = "
+                    + ("transaction".equals(mode) ? 3 : 60) + "\nmax_client_conn = 500\n"
                     + "logfile = " + dir.resolve("pgbouncer.log") + "\npidfile = " + dir.resolve("pgbouncer.pid") + "\n");
             List<String> command = new ArrayList<>();
             // PgBouncer refuses to run as root, as the tests do in CI.
@@ -86,13 +92,20 @@ class PgBouncerTest {
         }
     }
 
+    /** A client through {@code bouncer}; in transaction mode its own sessions go direct. */
+    private static FlexiQ client(Bouncer bouncer, String mode) {
+        FlexiQ.Builder builder = FlexiQ.builder(bouncer.url()).schema(TestDatabase.freshSchema()).poolSize(8)
+                .migrate(true);
+        return "transaction".equals(mode) ? builder.directUrl(TestDatabase.url()).build() : builder.build();
+    }
+
     private static int serverPort() {
         return URI.create(TestDatabase.url()).getPort();
     }
 
     @Test
     void withoutADirectUrlTheClientIsRefusedAtStartNamingTheFix() throws Exception {
-        try (Bouncer bouncer = new Bouncer(serverPort())) {
+        try (Bouncer bouncer = new Bouncer(serverPort(), "transaction")) {
             IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                     () -> FlexiQ.builder(bouncer.url()).schema(TestDatabase.freshSchema()).build().close());
             assertTrue(refused.getMessage().contains("transaction mode")
@@ -100,11 +113,11 @@ class PgBouncerTest {
         }
     }
 
-    @Test
-    void withADirectUrlKeysRacesTheApplicationsConnectionAndWakeUpsHold() throws Exception {
-        try (Bouncer bouncer = new Bouncer(serverPort());
-                FlexiQ queue = FlexiQ.builder(bouncer.url()).directUrl(TestDatabase.url())
-                        .schema(TestDatabase.freshSchema()).poolSize(8).migrate(true).build()) {
+    @ParameterizedTest(name = "{0} mode")
+    @ValueSource(strings = {"transaction", "session"})
+    void keysRacesTheApplicationsConnectionAndWakeUpsHold(String mode) throws Exception {
+        try (Bouncer bouncer = new Bouncer(serverPort(), mode);
+                FlexiQ queue = client(bouncer, mode)) {
             // 16 threads × 50 calls on one key: one job, every call its id.
             EnqueueOptions once = EnqueueOptions.builder().idempotencyKey("bounced-once").build();
             ExecutorService pool = Executors.newFixedThreadPool(16);
