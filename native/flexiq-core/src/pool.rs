@@ -539,16 +539,7 @@ mod tests {
         })
         .expect("start a throwaway PostgreSQL");
         let options = Server::new(&server.url(), None, Duration::from_secs(10)).expect("server");
-        let timeout = Duration::from_secs(10);
-        let pool = Pool::new(
-            options.clone(),
-            Sessions::Own,
-            options.clone(),
-            1,
-            timeout,
-            timeout,
-            "s",
-        );
+        let pool = own_pool(&options, 1);
         for _ in 0..2 {
             let settings: (String, String, String) = pool
                 .run(Repeat::Safe, async |c| {
@@ -574,16 +565,7 @@ mod tests {
     #[tokio::test]
     async fn an_answer_that_breaks_the_driver_is_a_storage_error_and_its_connection_is_dropped() {
         let (_server, options) = throwaway_server();
-        let timeout = Duration::from_secs(10);
-        let pool = Pool::new(
-            options.clone(),
-            Sessions::Own,
-            options,
-            1,
-            timeout,
-            timeout,
-            "s",
-        );
+        let pool = own_pool(&options, 1);
         let before = backend(&pool).await;
         let broken = pool
             .run(Repeat::Safe, async |c| {
@@ -604,16 +586,7 @@ mod tests {
     #[tokio::test]
     async fn a_mistyped_answer_fails_the_call() {
         let (_server, options) = throwaway_server();
-        let timeout = Duration::from_secs(10);
-        let pool = Pool::new(
-            options.clone(),
-            Sessions::Own,
-            options,
-            1,
-            timeout,
-            timeout,
-            "s",
-        );
+        let pool = own_pool(&options, 1);
         let mistyped: Result<sqlx::Result<(i64, bool)>> = pool
             .run(Repeat::Safe, async |c| {
                 sqlx::query_as("SELECT 'x'::text, 1").fetch_one(c).await
@@ -649,6 +622,21 @@ mod tests {
     fn idle_kinds(pool: &Pool) -> Vec<bool> {
         let idle = pool.idle.lock().expect("idle list");
         idle.iter().map(|(conn, _)| conn.driver.is_some()).collect()
+    }
+
+    /// A pool of `size` connections with sessions of their own, 10 s to connect or wait, for
+    /// schema `s`.
+    fn own_pool(server: &Server, size: u32) -> Pool {
+        let timeout = Duration::from_secs(10);
+        Pool::new(
+            server.clone(),
+            Sessions::Own,
+            server.clone(),
+            size,
+            timeout,
+            timeout,
+            "s",
+        )
     }
 
     fn throwaway_server() -> (LocalPostgres, Server) {
@@ -697,16 +685,7 @@ mod tests {
     }
 
     async fn lost_connections_are_found_out(options: &Server, from: From) {
-        let timeout = Duration::from_secs(10);
-        let pool = Pool::new(
-            options.clone(),
-            Sessions::Own,
-            options.clone(),
-            1,
-            timeout,
-            timeout,
-            "s",
-        );
+        let pool = own_pool(options, 1);
         let mut other = options.connect().await.expect("connect");
         let terminate = async |other: &mut PgConnection, pid: i32| {
             sqlx::query("SELECT pg_terminate_backend($1, 10000)")
@@ -751,19 +730,10 @@ mod tests {
     fn a_caller_waits_on_its_own_connection_and_a_task_makes_room_for_its_own_only_when_full() {
         let (_server, options) = throwaway_server();
         let runtime = one_worker();
-        let timeout = Duration::from_secs(10);
 
         // The runtime's one worker is held up until the caller's statement is answered: the
         // caller opens its connection and waits on its socket without that worker.
-        let full = Pool::new(
-            options.clone(),
-            Sessions::Own,
-            options.clone(),
-            1,
-            timeout,
-            timeout,
-            "s",
-        );
+        let full = own_pool(&options, 1);
         let (started, blocked) = std::sync::mpsc::channel();
         let (release, held) = std::sync::mpsc::channel::<()>();
         let blocker = runtime.spawn(async move {
@@ -788,15 +758,7 @@ mod tests {
         assert_eq!(From::Caller.call(&runtime, backend(&full)), runtimes);
 
         // With room in the pool, both kinds stay open, and each side takes its own.
-        let roomy = Pool::new(
-            options.clone(),
-            Sessions::Own,
-            options.clone(),
-            2,
-            timeout,
-            timeout,
-            "s",
-        );
+        let roomy = own_pool(&options, 2);
         let callers = From::Caller.call(&runtime, backend(&roomy));
         let runtimes = From::Runtime.call(&runtime, backend(&roomy));
         assert_ne!(runtimes, callers);
