@@ -90,12 +90,7 @@ async fn counts_every_state_by_queue_and_recently_finished_jobs_without_reading_
             .expect("enqueue");
     }
     for (n, completed) in [(3, false), (4, true)] {
-        let id = client
-            .producer()
-            .enqueue(&job("default", n))
-            .await
-            .expect("enqueue")
-            .job_id;
+        let id = common::accepted(&client, &job("default", n)).await;
         let finished = if completed {
             client.operations().mark_completed(id).await
         } else {

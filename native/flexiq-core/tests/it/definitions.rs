@@ -103,12 +103,11 @@ async fn a_trigger_is_created_again_with_its_function() {
     assert_eq!(common::scalar(&client, triggers).await, 1);
 
     // The trigger works again: cancelling a keyed job releases its key.
-    let id = client
-        .producer()
-        .enqueue(&flexiq_core::JobRequest::new("t", b"[1]".to_vec()).with_key("k"))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(
+        &client,
+        &flexiq_core::JobRequest::new("t", b"[1]".to_vec()).with_key("k"),
+    )
+    .await;
     assert!(client.operations().cancel(id).await.expect("cancel"));
     let job = client
         .operations()

@@ -405,21 +405,9 @@ async fn a_concurrency_key_caps_its_running_jobs_without_holding_back_the_others
     let client = common::client().await;
     let mut keyed = Vec::new();
     for _ in 0..6 {
-        keyed.push(
-            client
-                .producer()
-                .enqueue(&limited("tenant-1", 2))
-                .await
-                .expect("keyed")
-                .job_id,
-        );
+        keyed.push(common::accepted(&client, &limited("tenant-1", 2)).await);
     }
-    let free = client
-        .producer()
-        .enqueue(&JobRequest::new("call_provider", b"{}".to_vec()))
-        .await
-        .expect("free")
-        .job_id;
+    let free = common::accepted(&client, &JobRequest::new("call_provider", b"{}".to_vec())).await;
     let first: Vec<i64> = claim_some(&client, 100)
         .await
         .iter()

@@ -86,12 +86,7 @@ fn claim_tasks() -> (Vec<String>, Vec<String>) {
 #[tokio::test]
 async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
     let (owner, producer, url) = restricted(Grant::Producer).await;
-    let unkeyed = producer
-        .producer()
-        .enqueue(&job(1))
-        .await
-        .expect("unkeyed")
-        .job_id;
+    let unkeyed = common::accepted(&producer, &job(1)).await;
     let keyed = producer
         .producer()
         .enqueue(&job(2).with_key("k"))
@@ -109,12 +104,7 @@ async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
     // A key whose retention window has closed is released by the producer's next enqueue.
     let mut retained = job(5).with_key("retained");
     retained.key_retention_ms = Some(300);
-    let first = producer
-        .producer()
-        .enqueue(&retained)
-        .await
-        .expect("retained")
-        .job_id;
+    let first = common::accepted(&producer, &retained).await;
     assert!(owner
         .operations()
         .mark_completed(first)
@@ -170,12 +160,7 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
     let mut request = job(1).with_key("w");
     request.retry.initial_ms = 0;
     request.retry.max_ms = 0;
-    let id = owner
-        .producer()
-        .enqueue(&request)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&owner, &request).await;
     let (queues, tasks) = claim_tasks();
 
     let first = worker
@@ -248,12 +233,7 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
         ("completed", 2, false)
     );
 
-    let other = owner
-        .producer()
-        .enqueue(&job(2))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let other = common::accepted(&owner, &job(2)).await;
     let claimed = worker
         .worker_store()
         .claim(&queues, &tasks, 10, LEASE, 1)
@@ -317,12 +297,7 @@ async fn roles_keep_their_privileges_when_definitions_are_applied_again() {
 
     let (owner, worker, _) = restricted(Grant::Worker).await;
     apply_definitions_again(&owner).await;
-    let id = owner
-        .producer()
-        .enqueue(&job(2))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&owner, &job(2)).await;
     let (queues, tasks) = claim_tasks();
     let claimed = worker
         .worker_store()

@@ -41,12 +41,7 @@ async fn key_is_released_by(exit: &str) {
         .await
         .expect("enqueue");
     assert_eq!(
-        client
-            .producer()
-            .enqueue(&keyed("k"))
-            .await
-            .expect("replay")
-            .job_id,
+        common::accepted(&client, &keyed("k")).await,
         first.job_id,
         "held while pending"
     );
@@ -54,12 +49,7 @@ async fn key_is_released_by(exit: &str) {
         "complete" => {
             let attempt = claim_one(&client).await;
             assert_eq!(
-                client
-                    .producer()
-                    .enqueue(&keyed("k"))
-                    .await
-                    .expect("replay")
-                    .job_id,
+                common::accepted(&client, &keyed("k")).await,
                 first.job_id,
                 "held while running"
             );
@@ -261,15 +251,7 @@ async fn an_expired_key_owns_a_new_job_and_maintenance_releases_expired_keys() {
             .outcome,
         Outcome::Accepted
     );
-    assert_eq!(
-        client
-            .producer()
-            .enqueue(&request)
-            .await
-            .expect("still held")
-            .job_id,
-        again.job_id
-    );
+    assert_eq!(common::accepted(&client, &request).await, again.job_id);
 }
 
 #[tokio::test]
@@ -287,15 +269,7 @@ async fn a_running_job_cannot_be_cancelled_or_purged() {
         .await
         .expect("cancel"));
     assert!(!client.operations().purge(job.job_id).await.expect("purge"));
-    assert_eq!(
-        client
-            .producer()
-            .enqueue(&keyed("busy"))
-            .await
-            .expect("replay")
-            .job_id,
-        job.job_id
-    );
+    assert_eq!(common::accepted(&client, &keyed("busy")).await, job.job_id);
 }
 
 #[tokio::test]

@@ -111,12 +111,7 @@ async fn the_longest_delay_and_retention_land_exactly() {
         millis: MAX_STORED_DURATION_MS,
     };
     request.key_retention_ms = Some(MAX_STORED_DURATION_MS);
-    let id = client
-        .producer()
-        .enqueue(&request)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&client, &request).await;
     let exact = |column: &str| {
         format!(
             "SELECT ((extract(epoch FROM {column} - created_at) * 1000)::bigint \
@@ -171,12 +166,7 @@ async fn flaky(client: &Client, retry: RetryPolicy) -> i64 {
     let mut request = JobRequest::new("flaky", b"{}".to_vec());
     request.max_attempts = i32::MAX;
     request.retry = retry;
-    client
-        .producer()
-        .enqueue(&request)
-        .await
-        .expect("enqueue")
-        .job_id
+    common::accepted(&client, &request).await
 }
 
 #[tokio::test]

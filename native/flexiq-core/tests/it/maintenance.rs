@@ -67,12 +67,7 @@ async fn pruning_keeps_each_final_state_for_its_retention_and_every_job_whose_ke
     finished(&client, "dead_new", 4, "dead", 150, None).await;
     finished(&client, "held", 3, "completed", 90, Some("1 hour")).await;
     finished(&client, "released", 2, "completed", 90, Some("-1 minute")).await;
-    let waiting = client
-        .producer()
-        .enqueue(&JobRequest::new("waiting", b"{}".to_vec()))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let waiting = common::accepted(&client, &JobRequest::new("waiting", b"{}".to_vec())).await;
     common::execute(
         &client,
         &format!(
@@ -157,12 +152,7 @@ async fn a_pass_releases_expired_keys_and_rescues_leases_of_a_queue_nobody_works
     let client = common::client().await;
     let mut keyed = JobRequest::new("keyed", b"{}".to_vec()).with_key("k");
     keyed.key_retention_ms = Some(HOUR_MS);
-    let keyed = client
-        .producer()
-        .enqueue(&keyed)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let keyed = common::accepted(&client, &keyed).await;
     common::execute(
         &client,
         &format!("UPDATE {{schema}}.jobs SET state = 'completed', finished_at = now() WHERE id = {keyed}"),
@@ -175,12 +165,7 @@ async fn a_pass_releases_expired_keys_and_rescues_leases_of_a_queue_nobody_works
     .await;
     let mut orphan = JobRequest::new("orphan", b"{}".to_vec());
     orphan.queue = "nobody".into();
-    let orphan = client
-        .producer()
-        .enqueue(&orphan)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let orphan = common::accepted(&client, &orphan).await;
     client
         .worker_store()
         .claim(

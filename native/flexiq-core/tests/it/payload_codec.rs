@@ -24,12 +24,7 @@ fn encoded(key: &str, payload: &[u8], ciphertext: &[u8]) -> JobRequest {
 #[tokio::test]
 async fn the_encoded_bytes_are_stored_with_the_codec_and_claimed_with_it() {
     let client = common::client().await;
-    let id = client
-        .producer()
-        .enqueue(&encoded("order-1", PAYLOAD, b"\x01sealed-1"))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&client, &encoded("order-1", PAYLOAD, b"\x01sealed-1")).await;
     let stored = client
         .operations()
         .get_payload(id)
@@ -214,12 +209,7 @@ async fn a_codec_id_and_digest_are_checked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_calls_each_get_the_answer_of_their_digest() {
     let client = std::sync::Arc::new(common::client_with_pool(4).await);
-    let held = client
-        .producer()
-        .enqueue(&encoded("held", PAYLOAD, b"\x01first"))
-        .await
-        .expect("held")
-        .job_id;
+    let held = common::accepted(&client, &encoded("held", PAYLOAD, b"\x01first")).await;
     let mut calls = tokio::task::JoinSet::new();
     for i in 0..24u8 {
         let client = client.clone();

@@ -87,14 +87,7 @@ async fn every_guarantee_holds(mode: PoolMode, name: &str, direct: bool) {
         racers.spawn(async move {
             let mut ids = Vec::new();
             for _ in 0..50 {
-                ids.push(
-                    client
-                        .producer()
-                        .enqueue(&keyed("one-key", "{}"))
-                        .await
-                        .expect("a keyed call")
-                        .job_id,
-                );
+                ids.push(common::accepted(&client, &keyed("one-key", "{}")).await);
             }
             ids
         });

@@ -38,12 +38,7 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
     let client = common::client().await;
     assert_eq!(found(&client, "default", "order-7").await, None);
 
-    let first = client
-        .producer()
-        .enqueue(&keyed("order-7", "billing", 1))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let first = common::accepted(&client, &keyed("order-7", "billing", 1)).await;
     let job = client
         .operations()
         .find_by_key("billing", "order-7")
@@ -71,12 +66,7 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
     assert_eq!((job.id, job.key_held), (first, false));
 
     // A new job takes the key: it is the holder.
-    let second = client
-        .producer()
-        .enqueue(&keyed("order-7", "billing", 2))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let second = common::accepted(&client, &keyed("order-7", "billing", 2)).await;
     assert_ne!(second, first);
     assert_eq!(found(&client, "billing", "order-7").await, Some(second));
     // Finished too: the latest of the two.
@@ -86,12 +76,7 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
     // A key bound past its job's end (an idempotency key's retention) names its job.
     let mut retained = keyed("capture:inv-7", "billing", 3);
     retained.key_retention_ms = Some(86_400_000);
-    let third = client
-        .producer()
-        .enqueue(&retained)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let third = common::accepted(&client, &retained).await;
     assert!(client
         .operations()
         .mark_completed(third)
@@ -108,12 +93,7 @@ async fn find_by_key_names_the_holder_else_the_latest_job_that_held_the_key() {
     // A redriven dead job holds its key again, and is named over later jobs that held it.
     let mut once = keyed("import-9", "default", 4);
     once.max_attempts = 1;
-    let dead = client
-        .producer()
-        .enqueue(&once)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let dead = common::accepted(&client, &once).await;
     fail_all(&client, "default", "mail", "boom").await;
     assert_eq!(found(&client, "default", "import-9").await, Some(dead));
 
@@ -286,12 +266,7 @@ async fn listing_refuses_what_it_cannot_serve() {
 async fn throughput_counts_jobs_finished_per_minute_and_queue_within_the_window() {
     let client = common::client().await;
     for n in 0..3 {
-        let id = client
-            .producer()
-            .enqueue(&job("mail", "a", n))
-            .await
-            .expect("enqueue")
-            .job_id;
+        let id = common::accepted(&client, &job("mail", "a", n)).await;
         assert!(client
             .operations()
             .mark_completed(id)
@@ -302,12 +277,7 @@ async fn throughput_counts_jobs_finished_per_minute_and_queue_within_the_window(
     once.max_attempts = 1;
     client.producer().enqueue(&once).await.expect("enqueue");
     fail_all(&client, "b", "mail", "boom").await;
-    let cancelled = client
-        .producer()
-        .enqueue(&job("mail", "c", 10))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let cancelled = common::accepted(&client, &job("mail", "c", 10)).await;
     assert!(client.operations().cancel(cancelled).await.expect("cancel"));
     // Finished before the window: not counted.
     common::execute(

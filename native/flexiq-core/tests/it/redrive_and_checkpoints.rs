@@ -25,12 +25,7 @@ async fn run_once(client: &Client, task: &str) -> Attempt {
 async fn dead_job(client: &Client, key: &str) -> i64 {
     let mut request = JobRequest::new("charge", b"{}".to_vec()).with_key(key);
     request.max_attempts = 1;
-    let id = client
-        .producer()
-        .enqueue(&request)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&client, &request).await;
     let attempt = run_once(client, "charge").await;
     let failed = client
         .worker_store()
@@ -44,12 +39,7 @@ async fn dead_job(client: &Client, key: &str) -> i64 {
 #[tokio::test]
 async fn a_later_attempt_reads_the_checkpoints_of_an_earlier_one() {
     let client = common::client().await;
-    let id = client
-        .producer()
-        .enqueue(&JobRequest::new("two_stages", b"{}".to_vec()))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&client, &JobRequest::new("two_stages", b"{}".to_vec())).await;
     let first = run_once(&client, "two_stages").await;
     assert_eq!(
         client
@@ -202,12 +192,7 @@ async fn a_redrive_leaves_a_dead_job_alone_while_a_newer_job_holds_its_key() {
     let dead = dead_job(&client, "order-7").await;
     let mut newer = JobRequest::new("charge", b"{}".to_vec()).with_key("order-7");
     newer.max_attempts = 1;
-    let newer = client
-        .producer()
-        .enqueue(&newer)
-        .await
-        .expect("newer")
-        .job_id;
+    let newer = common::accepted(&client, &newer).await;
     assert_ne!(newer, dead);
     assert_eq!(
         client

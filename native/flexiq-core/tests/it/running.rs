@@ -41,26 +41,11 @@ fn now_micros() -> i64 {
 #[tokio::test]
 async fn claims_due_jobs_of_its_queues_and_tasks_by_priority_then_time() {
     let client = common::client().await;
-    let low = client
-        .producer()
-        .enqueue(&job("a", 1))
-        .await
-        .expect("low")
-        .job_id;
+    let low = common::accepted(&client, &job("a", 1)).await;
     let mut urgent = job("a", 2);
     urgent.priority = 5;
-    let urgent = client
-        .producer()
-        .enqueue(&urgent)
-        .await
-        .expect("urgent")
-        .job_id;
-    let later = client
-        .producer()
-        .enqueue(&job("a", 3))
-        .await
-        .expect("later")
-        .job_id;
+    let urgent = common::accepted(&client, &urgent).await;
+    let later = common::accepted(&client, &job("a", 3)).await;
     let mut elsewhere = job("a", 4);
     elsewhere.queue = "other".into();
     client
@@ -135,12 +120,7 @@ async fn failures_back_off_by_the_policy_until_the_attempts_are_spent() {
         multiplier: 2.0,
         jitter: 0.1,
     };
-    let id = client
-        .producer()
-        .enqueue(&request)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&client, &request).await;
     let mut expected_delays = [10_000_i64, 15_000].into_iter();
     for n in 1..=3 {
         common::execute(&client, "UPDATE {schema}.jobs SET run_at = now()").await;
@@ -189,12 +169,7 @@ async fn failures_back_off_by_the_policy_until_the_attempts_are_spent() {
 #[tokio::test]
 async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
     let client = common::client().await;
-    let id = client
-        .producer()
-        .enqueue(&job("slow", 1).with_key("slow-1"))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&client, &job("slow", 1).with_key("slow-1")).await;
     let tasks = ["slow".to_string()];
     let queues = ["default".to_string()];
     let first = client
@@ -295,12 +270,7 @@ async fn an_expired_lease_on_the_last_attempt_dead_letters_the_job() {
     let client = common::client().await;
     let mut request = job("slow", 1).with_key("last-try");
     request.max_attempts = 1;
-    let id = client
-        .producer()
-        .enqueue(&request)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&client, &request).await;
     client
         .worker_store()
         .claim(
@@ -339,12 +309,7 @@ async fn an_expired_lease_on_the_last_attempt_dead_letters_the_job() {
 #[tokio::test]
 async fn returned_attempts_are_due_again_and_do_not_count() {
     let client = common::client().await;
-    let id = client
-        .producer()
-        .enqueue(&job("a", 1))
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&client, &job("a", 1)).await;
     let claimed = claim(&client, &["a"], 1).await;
     assert_eq!(
         client
@@ -426,12 +391,7 @@ async fn a_failure_with_a_nul_character_is_recorded() {
     let client = common::client().await;
     let mut request = job("nul", 1);
     request.max_attempts = 1;
-    let id = client
-        .producer()
-        .enqueue(&request)
-        .await
-        .expect("enqueue")
-        .job_id;
+    let id = common::accepted(&client, &request).await;
     let claimed = claim(&client, &["nul"], 1).await;
     client
         .worker_store()
@@ -516,22 +476,12 @@ async fn a_worker_reads_on_after_its_last_full_claim_and_from_the_front_after_a_
     // Both come due ahead of the jobs left, behind where the claims got to.
     let mut urgent = job("a", 10);
     urgent.priority = 5;
-    let urgent = client
-        .producer()
-        .enqueue(&urgent)
-        .await
-        .expect("urgent")
-        .job_id;
+    let urgent = common::accepted(&client, &urgent).await;
     let mut early = job("a", 11);
     early.schedule = Schedule::At {
         micros: now_micros() - 60_000_000,
     };
-    let early = client
-        .producer()
-        .enqueue(&early)
-        .await
-        .expect("early")
-        .job_id;
+    let early = common::accepted(&client, &early).await;
 
     assert_eq!(claim_next(&client, 2).await, ids[2..]);
     assert!(claim_next(&client, 2).await.is_empty());
@@ -545,12 +495,7 @@ async fn a_job_due_behind_a_workers_claims_is_claimed_within_the_interval() {
     assert_eq!(claim_next(&client, 2).await, ids[..2]);
     let mut urgent = job("a", 10);
     urgent.priority = 5;
-    let urgent = client
-        .producer()
-        .enqueue(&urgent)
-        .await
-        .expect("urgent")
-        .job_id;
+    let urgent = common::accepted(&client, &urgent).await;
     assert_eq!(claim_next(&client, 2).await, ids[2..4]);
     // A real interval must pass: the client, not the server, times its reads from the front.
     tokio::time::sleep(flexiq_core::worker_store::positions::FROM_FRONT_EVERY).await;

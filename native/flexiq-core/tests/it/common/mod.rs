@@ -173,6 +173,16 @@ pub async fn statements_like(client: &Client, pattern: &str) -> i64 {
     .await
 }
 
+/// Enqueues `request` and returns its job's id, failing the test on an error.
+pub async fn accepted(client: &Client, request: &JobRequest) -> i64 {
+    client
+        .producer()
+        .enqueue(request)
+        .await
+        .unwrap_or_else(|e| panic!("enqueue of task {}: {e}", request.task))
+        .job_id
+}
+
 pub async fn job_count(client: &Client) -> i64 {
     scalar(client, "SELECT count(*) FROM {schema}.jobs").await
 }
