@@ -84,6 +84,9 @@ WITH async AS MATERIALIZED (
 )
 SELECT c.id, c.queue, c.task, c.payload, c.payload_codec, c.attempt, c.max_attempts, c.timeout_ms,
        (extract(epoch FROM now() - c.run_at) * 1000000)::bigint AS waited_us,
-       c.priority, (extract(epoch FROM c.run_at) * 1000000)::bigint AS run_at_us
+       c.priority,
+       -- Exactly, on PostgreSQL 13 too (see job_columns.sql).
+       (extract(epoch FROM date_trunc('minute', c.run_at AT TIME ZONE 'UTC'))::bigint * 1000000
+          + extract(microseconds FROM c.run_at AT TIME ZONE 'UTC')::bigint) AS run_at_us
   FROM claimed c
  ORDER BY c.priority DESC, c.run_at, c.id

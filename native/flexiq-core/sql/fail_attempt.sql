@@ -21,4 +21,7 @@ UPDATE {schema}.jobs j
        lease_expires_at = NULL,
        last_error = $3
  WHERE j.id = $1 AND j.attempt = $2 AND j.state = 'running'
-RETURNING j.state, (extract(epoch FROM j.run_at) * 1000000)::bigint AS run_at
+-- The due time exactly, on PostgreSQL 13 too (see job_columns.sql).
+RETURNING j.state,
+          (extract(epoch FROM date_trunc('minute', j.run_at AT TIME ZONE 'UTC'))::bigint * 1000000
+             + extract(microseconds FROM j.run_at AT TIME ZONE 'UTC')::bigint) AS run_at

@@ -99,7 +99,9 @@ BEGIN
         PERFORM {schema}.require(
             v_run_at BETWEEN '0001-01-01T00:00:00Z' AND '9999-12-31T23:59:59.999999Z',
             'runAt must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z');
-        v_run_at_micros := (extract(epoch FROM v_run_at) * 1000000)::bigint;
+        -- Exactly, on PostgreSQL 13 too (see job_columns.sql).
+        v_run_at_micros := extract(epoch FROM date_trunc('minute', v_run_at AT TIME ZONE 'UTC'))::bigint * 1000000
+                           + extract(microseconds FROM v_run_at AT TIME ZONE 'UTC')::bigint;
     END IF;
 
     -- Whole numbers go through numeric: 20.0 and 2e1 are 20 too.

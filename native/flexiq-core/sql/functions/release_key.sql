@@ -9,9 +9,23 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE TRIGGER jobs_release_key BEFORE UPDATE OF state ON {schema}.jobs
+-- CREATE OR REPLACE TRIGGER replaces the trigger under a lock that lets readers of the jobs
+-- table through; PostgreSQL 13 lacks it, so there the trigger is dropped and created again, in
+-- the migration's transaction (DROP TRIGGER locks the table until the migration commits).
+DO $release_key$
+DECLARE
+    v_trigger CONSTANT text := $trigger$TRIGGER jobs_release_key BEFORE UPDATE OF state ON {schema}.jobs
     FOR EACH ROW
     WHEN (OLD.key_held
           AND NEW.state IN ('completed', 'dead', 'cancelled')
           AND OLD.state NOT IN ('completed', 'dead', 'cancelled'))
-    EXECUTE FUNCTION {schema}.release_key();
+    EXECUTE FUNCTION {schema}.release_key()$trigger$;
+BEGIN
+    IF current_setting('server_version_num')::integer >= 140000 THEN
+        EXECUTE 'CREATE OR REPLACE ' || v_trigger;
+    ELSE
+        DROP TRIGGER IF EXISTS jobs_release_key ON {schema}.jobs;
+        EXECUTE 'CREATE ' || v_trigger;
+    END IF;
+END
+$release_key$;

@@ -8,7 +8,10 @@ LANGUAGE sql STABLE AS $$
         'task', j.task,
         'payloadSha256', encode({schema}.payload_fingerprint(j.payload, j.payload_digest), 'hex'),
         'priority', j.priority,
-        'runAtMicros', (extract(epoch FROM j.requested_run_at) * 1000000)::bigint,
+        -- Exactly, on PostgreSQL 13 too (see job_columns.sql).
+        'runAtMicros', extract(epoch FROM date_trunc('minute', j.requested_run_at AT TIME ZONE 'UTC'))::bigint
+                           * 1000000
+                       + extract(microseconds FROM j.requested_run_at AT TIME ZONE 'UTC')::bigint,
         'delayMs', j.requested_delay_ms,
         'maxAttempts', j.max_attempts,
         'retryPolicy', jsonb_build_object('initialMs', j.retry_initial_ms, 'maxMs', j.retry_max_ms,
