@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::maintenance::Maintenance;
 use crate::operations::Operations;
-use crate::pool::{Pool, Repeat};
+use crate::pool::{self, Pool, Repeat, Sessions};
 use crate::producer::Producer;
 use crate::schema::{self, Schema};
 use crate::tls;
@@ -21,6 +21,11 @@ pub struct ClientConfig {
     /// A `postgres://` URL; its query string may set libpq's `sslmode`, `sslrootcert`, `sslcert`
     /// and `sslkey` (see the `tls` module).
     pub url: String,
+    /// A URL that reaches PostgreSQL without a pooler that shares server sessions, for the
+    /// sessions that must be the client's own: wake-ups (`LISTEN`) and the maintenance
+    /// election. Needed when `url` goes through PgBouncer in transaction mode, which
+    /// [`Client::connect`] finds out.
+    pub direct_url: Option<String>,
     /// The PostgreSQL schema holding FlexiQ's tables.
     pub schema: String,
     /// The most connections the pool opens.
@@ -40,6 +45,7 @@ impl ClientConfig {
     pub fn new(url: impl Into<String>) -> ClientConfig {
         ClientConfig {
             url: url.into(),
+            direct_url: None,
             schema: "flexiq".into(),
             pool_size: 10,
             connect_timeout: Duration::from_secs(5),
@@ -71,8 +77,26 @@ impl Client {
             return Err(Error::InvalidArgument("poolSize must be at least 1".into()));
         }
         let options = tls::connect_options(&config.url)?;
+        let direct = match &config.direct_url {
+            Some(url) => tls::connect_options(url)?,
+            None => options.clone(),
+        };
+        // Before any connection of the pool sets anything in its session.
+        let sessions = pool::sessions_behind(&options, config.connect_timeout).await?;
+        if sessions == Sessions::Shared && config.direct_url.is_none() {
+            return Err(Error::InvalidArgument(format!(
+                "the connections to {} share server sessions with other clients: a connection \
+                 pooler in transaction mode (such as PgBouncer's pool_mode = transaction) sits \
+                 between FlexiQ and PostgreSQL. Wake-ups (LISTEN) and the maintenance election \
+                 need a session of their own: set directUrl to a URL that reaches PostgreSQL \
+                 without that pooler (directly, or through a session-mode pool)",
+                tls::target(&options)
+            )));
+        }
         let pool = Arc::new(Pool::new(
-            options.clone(),
+            options,
+            sessions,
+            direct.clone(),
             config.pool_size,
             config.connect_timeout,
             config.acquire_timeout,
@@ -83,7 +107,7 @@ impl Client {
             worker_store: WorkerStore::new(Arc::clone(&pool), &schema),
             operations: Operations::new(Arc::clone(&pool), &schema),
             maintenance: Maintenance::new(Arc::clone(&pool), &schema),
-            wakeups: Wakeups::new(options, schema.channel()),
+            wakeups: Wakeups::new(direct, schema.channel()),
             drop_schema: schema.statement(include_str!("../sql/drop_schema.sql")),
             pool,
             schema,
@@ -124,7 +148,7 @@ impl Client {
     pub async fn drop_schema(&self) -> Result<()> {
         self.pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query(&self.drop_schema).execute(c).await
+                self.pool.query(&self.drop_schema).execute(c).await
             })
             .await??;
         Ok(())

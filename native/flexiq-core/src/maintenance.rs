@@ -220,11 +220,15 @@ impl Maintenance {
         c: &mut PgConnection,
         retention: &Retention,
     ) -> sqlx::Result<MaintenanceReport> {
-        let keys_released = sqlx::query(&self.sql.expire_keys)
+        let keys_released = self
+            .pool
+            .query(&self.sql.expire_keys)
             .execute(&mut *c)
             .await?
             .rows_affected();
-        let rescued = sqlx::query_as(&self.sql.rescue_expired)
+        let rescued = self
+            .pool
+            .query_as(&self.sql.rescue_expired)
             .fetch_all(&mut *c)
             .await?;
         let mut report = MaintenanceReport {
@@ -233,7 +237,9 @@ impl Maintenance {
             ..MaintenanceReport::default()
         };
         for _ in 0..MAX_BATCHES_PER_PASS {
-            let pruned: Pruned = sqlx::query_as(&self.sql.prune_finished)
+            let pruned: Pruned = self
+                .pool
+                .query_as(&self.sql.prune_finished)
                 .bind(retention.completed_ms)
                 .bind(retention.cancelled_ms)
                 .bind(retention.dead_ms)

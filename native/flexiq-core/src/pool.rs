@@ -17,6 +17,14 @@
 //! the statement itself, which no ping can cover, as in the moments it sat idle. A ping before
 //! every unkeyed statement took a round trip from each batch that 4 callers share.
 //!
+//! Between FlexiQ and PostgreSQL there may be a connection pooler that shares server sessions
+//! among its clients (PgBouncer in transaction mode): a statement's server session changes from
+//! one transaction to the next. [`Sessions::Shared`] says so, and then each call runs in a
+//! transaction of its own, so that its statements' parse, bind and execution stay on one server
+//! session; statements go out unnamed, since a named one would be left on a server session
+//! that other clients then use; and no session setting is changed, since it would reach them
+//! too. `sessions_shared` finds out which it is, before any connection of the pool is opened.
+//!
 //! A connection opened for a caller thread (see the `caller` module) has a single-threaded
 //! runtime of its own, which the thread that borrows it drives while a statement is on its way:
 //! the thread waits on the socket itself, as a blocking driver's would. Such a connection can
@@ -26,11 +34,14 @@
 //! than its size.
 
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use sqlx::postgres::{PgConnectOptions, PgConnection};
-use sqlx::{Connection, Executor};
+use futures_util::FutureExt;
+use sqlx::postgres::{PgArguments, PgConnectOptions, PgConnection, PgRow, Postgres};
+use sqlx::query::{Query, QueryAs, QueryScalar};
+use sqlx::{Connection, Executor, FromRow, Row};
 use tokio::runtime::Runtime;
 use tokio::sync::Semaphore;
 
@@ -56,8 +67,22 @@ pub(crate) enum Repeat {
 /// takes to restart.
 const RECENT: Duration = Duration::from_millis(100);
 
+/// Whether the server sessions behind the pool's connections are its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sessions {
+    /// Each connection has its own server session (directly, or through a pooler in session
+    /// mode).
+    Own,
+    /// A pooler hands each transaction whichever server session is free.
+    Shared,
+}
+
 pub(crate) struct Pool {
     options: PgConnectOptions,
+    sessions: Sessions,
+    /// Where sessions that must outlive a call go (see [`Pool::dedicated`]): PostgreSQL
+    /// directly when a URL for that was given, else the pool's own.
+    direct: PgConnectOptions,
     connect_timeout: Duration,
     acquire_timeout: Duration,
     size: u32,
@@ -87,9 +112,26 @@ struct Conn {
 }
 
 impl Conn {
-    /// Runs `work` on the connection, driving its own runtime on this thread when it has one.
-    async fn run<T>(&mut self, work: impl AsyncFnOnce(&mut PgConnection) -> T) -> T {
-        Driver::run(self.driver.as_ref(), work(&mut self.connection)).await
+    /// Runs `work` on the connection, driving its own runtime on this thread when it has one;
+    /// in a transaction of its own where sessions are shared.
+    async fn run<T>(
+        &mut self,
+        sessions: Sessions,
+        work: impl AsyncFnOnce(&mut PgConnection) -> sqlx::Result<T>,
+    ) -> sqlx::Result<T> {
+        let connection = &mut self.connection;
+        Driver::run(self.driver.as_ref(), async move {
+            match sessions {
+                Sessions::Own => work(connection).await,
+                Sessions::Shared => {
+                    let mut tx = connection.begin().await?;
+                    let out = work(&mut *tx).await?;
+                    tx.commit().await?;
+                    Ok(out)
+                }
+            }
+        })
+        .await
     }
 }
 
@@ -137,6 +179,8 @@ impl Drop for Driver {
 impl Pool {
     pub fn new(
         options: PgConnectOptions,
+        sessions: Sessions,
+        direct: PgConnectOptions,
         size: u32,
         connect_timeout: Duration,
         acquire_timeout: Duration,
@@ -144,6 +188,8 @@ impl Pool {
     ) -> Pool {
         Pool {
             options,
+            sessions,
+            direct,
             connect_timeout,
             acquire_timeout,
             size,
@@ -170,17 +216,66 @@ impl Pool {
         let mut lent = self.lend(repeat == Repeat::Never).await?;
         // A copy of the call (it borrows what it sends), in case it must go out again.
         let again = work.clone();
-        let outcome = lent.conn.run(work).await;
+        let outcome = self.shielded(&mut lent, work).await?;
         let stale = lent.unchecked && outcome.as_ref().is_err_and(connection_lost);
         if repeat == Repeat::Safe && stale {
             // The connection died while idle: most likely the statement never reached a
             // server, and either way it may run again. The dead connection is dropped.
             drop(lent);
             let mut lent = self.lend(true).await?;
-            let outcome = lent.conn.run(again).await;
+            let outcome = self.shielded(&mut lent, again).await?;
             return Ok(lent.finish(outcome));
         }
         Ok(lent.finish(outcome))
+    }
+
+    /// Runs `work` on the lent connection. An answer of a shape the driver does not expect (a
+    /// row with fewer values than its statement's description, which a pooler that mixes up
+    /// statements can cause) makes the driver panic rather than fail: that becomes a
+    /// [`Error::Storage`]; the caller then drops `lent`, whose connection is in no known state.
+    async fn shielded<T>(
+        &self,
+        lent: &mut Lent<'_>,
+        work: impl AsyncFnOnce(&mut PgConnection) -> sqlx::Result<T>,
+    ) -> Result<sqlx::Result<T>> {
+        AssertUnwindSafe(lent.conn.run(self.sessions, work))
+            .catch_unwind()
+            .await
+            .map_err(|panic| {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("no message");
+                Error::Storage(format!(
+                    "PostgreSQL answered a statement of schema {} in a shape FlexiQ does not \
+                     expect ({what}); if a connection pooler sits between them, it may be \
+                     mixing up statements: check that its pool mode is session or transaction",
+                    self.schema
+                ))
+            })
+    }
+
+    /// A statement as the pool's connections send it: prepared under a name and kept by the
+    /// connection, or unnamed where sessions are shared (see [`Sessions`]).
+    pub fn query<'q>(&self, sql: &'q str) -> Query<'q, Postgres, PgArguments> {
+        sqlx::query(sql).persistent(self.sessions == Sessions::Own)
+    }
+
+    /// [`Pool::query`] returning rows as `O`.
+    pub fn query_as<'q, O>(&self, sql: &'q str) -> QueryAs<'q, Postgres, O, PgArguments>
+    where
+        O: for<'r> FromRow<'r, PgRow>,
+    {
+        sqlx::query_as(sql).persistent(self.sessions == Sessions::Own)
+    }
+
+    /// [`Pool::query`] returning the first column as `O`.
+    pub fn query_scalar<'q, O>(&self, sql: &'q str) -> QueryScalar<'q, Postgres, O, PgArguments>
+    where
+        (O,): for<'r> FromRow<'r, PgRow>,
+    {
+        sqlx::query_scalar(sql).persistent(self.sessions == Sessions::Own)
     }
 
     /// A connection: an idle one if there is one, a new one otherwise. With `check`, connections
@@ -194,9 +289,11 @@ impl Pool {
             // A ping that does not come back within the connect timeout (a network that drops
             // packets rather than refusing them) counts as failed.
             let timeout = self.connect_timeout;
-            let ping = conn
-                .run(async |c| tokio::time::timeout(timeout, c.ping()).await)
-                .await;
+            let ping = Driver::run(
+                conn.driver.as_ref(),
+                tokio::time::timeout(timeout, conn.connection.ping()),
+            )
+            .await;
             if matches!(ping, Ok(Ok(()))) {
                 return Ok(self.lent(conn, false));
             }
@@ -210,21 +307,17 @@ impl Pool {
     }
 
     /// A connection of its own, outside the pool and its limit, for a session that must outlive
-    /// any one call (maintenance's election); fails as [`Pool::run`] does when PostgreSQL cannot
-    /// be reached within the connect timeout.
+    /// any one call (maintenance's election), to PostgreSQL directly when a URL for that was
+    /// given; fails as [`Pool::run`] does when PostgreSQL cannot be reached within the connect
+    /// timeout.
     pub async fn dedicated(&self) -> Result<PgConnection> {
-        tokio::time::timeout(self.connect_timeout, self.open())
+        tokio::time::timeout(self.connect_timeout, tls::connect(&self.direct))
             .await
             .map_err(|_| self.unreachable())?
     }
 
     fn unreachable(&self) -> Error {
-        Error::Unavailable(format!(
-            "could not connect to {} within {:?}; check that PostgreSQL runs there and is \
-             reachable, or raise connectTimeout",
-            tls::target(&self.options),
-            self.connect_timeout
-        ))
+        unreachable(&self.options, self.connect_timeout)
     }
 
     /// A new connection, JIT compilation off, cached (generic) plans always used, and no
@@ -242,13 +335,19 @@ impl Pool {
     /// so sequential scans are turned off rather than weighed; the plans tests check each
     /// repeated statement's generic plan under skewed statistics, that case included. Plain
     /// `SET`s rather than startup options, which connection poolers such as pgbouncer refuse.
+    ///
+    /// Where sessions are shared, nothing is set: a setting would stay with the server session,
+    /// which the pooler hands to other clients next (see [`Sessions`]).
     async fn open(&self) -> Result<PgConnection> {
         let mut connection = tls::connect(&self.options).await?;
-        connection
-            .execute(
-                "SET jit = off; SET plan_cache_mode = force_generic_plan; SET enable_seqscan = off",
-            )
-            .await?;
+        if self.sessions == Sessions::Own {
+            connection
+                .execute(
+                    "SET jit = off; SET plan_cache_mode = force_generic_plan; \
+                     SET enable_seqscan = off",
+                )
+                .await?;
+        }
         Ok(connection)
     }
 
@@ -299,6 +398,64 @@ impl Pool {
             self.schema, self.acquire_timeout
         ))
     }
+}
+
+/// The custom setting the probe of [`sessions_behind`] leaves in a session.
+const PROBE_SETTING: &str = "flexiq.session_probe";
+
+/// Whether the server sessions behind connections to `options` are their own or shared
+/// among a pooler's clients: a setting that one connection leaves in its session shows in the
+/// next connection's when a pooler hands that one the same server session. Simple queries
+/// only, which a pooler in any mode passes whole, and nothing is left behind.
+pub(crate) async fn sessions_behind(
+    options: &PgConnectOptions,
+    timeout: Duration,
+) -> Result<Sessions> {
+    let probe = async {
+        let token = format!(
+            "{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        );
+        let connect = || async {
+            tokio::time::timeout(timeout, tls::connect(options))
+                .await
+                .map_err(|_| unreachable(options, timeout))?
+        };
+        let set = format!("SELECT set_config('{PROBE_SETTING}', '{token}', false)");
+        let read = format!("SELECT current_setting('{PROBE_SETTING}', true)");
+        let reset = format!("RESET {PROBE_SETTING}");
+        let mut first = connect().await?;
+        first.execute(set.as_str()).await?;
+        let mut second = connect().await?;
+        let row = second.fetch_one(read.as_str()).await?;
+        let seen: Option<String> = row.try_get(0)?;
+        for mut connection in [first, second] {
+            // Wherever the setting stayed, it goes; a failure here changes nothing found.
+            let _ = connection.execute(reset.as_str()).await;
+            let _ = connection.close().await;
+        }
+        Ok::<_, Error>(if seen.as_deref() == Some(token.as_str()) {
+            Sessions::Shared
+        } else {
+            Sessions::Own
+        })
+    };
+    // Each connection has the connect timeout; the statements, as long again.
+    tokio::time::timeout(timeout * 3, probe)
+        .await
+        .map_err(|_| unreachable(options, timeout))?
+}
+
+/// The error of a connection that did not open within `timeout`.
+fn unreachable(options: &PgConnectOptions, timeout: Duration) -> Error {
+    Error::Unavailable(format!(
+        "could not connect to {} within {timeout:?}; check that PostgreSQL runs there and is \
+         reachable, or raise connectTimeout",
+        tls::target(options)
+    ))
 }
 
 impl Lent<'_> {
@@ -353,7 +510,15 @@ mod tests {
         .expect("start a throwaway PostgreSQL");
         let options = tls::connect_options(&server.url()).expect("options");
         let timeout = Duration::from_secs(10);
-        let pool = Pool::new(options, 1, timeout, timeout, "s");
+        let pool = Pool::new(
+            options.clone(),
+            Sessions::Own,
+            options.clone(),
+            1,
+            timeout,
+            timeout,
+            "s",
+        );
         for _ in 0..2 {
             let settings: (String, String, String) = pool
                 .run(Repeat::Safe, async |c| {
@@ -372,6 +537,65 @@ mod tests {
                 ("off".into(), "force_generic_plan".into(), "off".into())
             );
         }
+    }
+
+    /// A statement whose answer breaks the driver (a panic inside it) fails as a storage error
+    /// naming the schema, and its connection is dropped rather than reused.
+    #[tokio::test]
+    async fn an_answer_that_breaks_the_driver_is_a_storage_error_and_its_connection_is_dropped() {
+        let (_server, options) = throwaway_server();
+        let timeout = Duration::from_secs(10);
+        let pool = Pool::new(
+            options.clone(),
+            Sessions::Own,
+            options,
+            1,
+            timeout,
+            timeout,
+            "s",
+        );
+        let before = backend(&pool).await;
+        let broken = pool
+            .run(Repeat::Safe, async |c| {
+                let row = sqlx::query("SELECT 1").fetch_one(c).await?;
+                let values: Vec<i32> = Vec::new();
+                // What the driver does with a row shorter than its description.
+                Ok(values[row.len()])
+            })
+            .await;
+        assert!(
+            matches!(&broken, Err(Error::Storage(m)) if m.contains("schema s") && m.contains("shape")),
+            "{broken:?}"
+        );
+        assert_ne!(backend(&pool).await, before, "a fresh connection");
+    }
+
+    /// A row of a type other than the one asked for fails the call; nothing panics.
+    #[tokio::test]
+    async fn a_mistyped_answer_fails_the_call() {
+        let (_server, options) = throwaway_server();
+        let timeout = Duration::from_secs(10);
+        let pool = Pool::new(
+            options.clone(),
+            Sessions::Own,
+            options,
+            1,
+            timeout,
+            timeout,
+            "s",
+        );
+        let mistyped: Result<sqlx::Result<(i64, bool)>> = pool
+            .run(Repeat::Safe, async |c| {
+                sqlx::query_as("SELECT 'x'::text, 1").fetch_one(c).await
+            })
+            .await;
+        assert!(matches!(mistyped, Ok(Err(_))), "{mistyped:?}");
+        let short: Result<sqlx::Result<(i64, bool, i64)>> = pool
+            .run(Repeat::Safe, async |c| {
+                sqlx::query_as("SELECT 1::bigint, true").fetch_one(c).await
+            })
+            .await;
+        assert!(matches!(short, Ok(Err(_))), "{short:?}");
     }
 
     /// The pid of the backend behind the pool's one connection, idle after this call.
@@ -444,7 +668,15 @@ mod tests {
 
     async fn lost_connections_are_found_out(options: &PgConnectOptions, from: From) {
         let timeout = Duration::from_secs(10);
-        let pool = Pool::new(options.clone(), 1, timeout, timeout, "s");
+        let pool = Pool::new(
+            options.clone(),
+            Sessions::Own,
+            options.clone(),
+            1,
+            timeout,
+            timeout,
+            "s",
+        );
         let mut other = PgConnection::connect_with(options).await.expect("connect");
         let terminate = async |other: &mut PgConnection, pid: i32| {
             sqlx::query("SELECT pg_terminate_backend($1, 10000)")
@@ -493,7 +725,15 @@ mod tests {
 
         // The runtime's one worker is held up until the caller's statement is answered: the
         // caller opens its connection and waits on its socket without that worker.
-        let full = Pool::new(options.clone(), 1, timeout, timeout, "s");
+        let full = Pool::new(
+            options.clone(),
+            Sessions::Own,
+            options.clone(),
+            1,
+            timeout,
+            timeout,
+            "s",
+        );
         let (started, blocked) = std::sync::mpsc::channel();
         let (release, held) = std::sync::mpsc::channel::<()>();
         let blocker = runtime.spawn(async move {
@@ -518,7 +758,15 @@ mod tests {
         assert_eq!(From::Caller.call(&runtime, backend(&full)), runtimes);
 
         // With room in the pool, both kinds stay open, and each side takes its own.
-        let roomy = Pool::new(options, 2, timeout, timeout, "s");
+        let roomy = Pool::new(
+            options.clone(),
+            Sessions::Own,
+            options.clone(),
+            2,
+            timeout,
+            timeout,
+            "s",
+        );
         let callers = From::Caller.call(&runtime, backend(&roomy));
         let runtimes = From::Runtime.call(&runtime, backend(&roomy));
         assert_ne!(runtimes, callers);

@@ -203,7 +203,8 @@ impl Schema {
 
 /// Applies every migration the schema lacks, then every definition whose text differs from the
 /// one last applied (or was never applied), all in one transaction; returns how many of
-/// either ran.
+/// either ran. Its statements go out unnamed: they run once per migration, on whatever server
+/// session a pooler gives them (see the pool's `Sessions`).
 ///
 /// Safe when several processes migrate at once: a transaction-scoped advisory lock, keyed by
 /// the schema name, lets one of them in at a time, and the others then find nothing to do.
@@ -211,17 +212,22 @@ impl Schema {
 /// migration that changes what a definition relies on lands with that definition's new text.
 pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> sqlx::Result<usize> {
     let mut tx = connection.begin().await?;
-    sqlx::query(&schema.sql(LOCK)).execute(tx.as_mut()).await?;
+    sqlx::query(&schema.sql(LOCK))
+        .persistent(false)
+        .execute(tx.as_mut())
+        .await?;
     tx.as_mut().execute(schema.sql(BOOTSTRAP).as_str()).await?;
     let mut ran = 0;
 
     let applied: Vec<i32> = sqlx::query_scalar(&schema.sql(APPLIED_MIGRATIONS))
+        .persistent(false)
         .fetch_all(tx.as_mut())
         .await?;
     let record = schema.sql(RECORD_MIGRATION);
     for m in missing(&applied) {
         tx.as_mut().execute(schema.sql(m.sql).as_str()).await?;
         sqlx::query(&record)
+            .persistent(false)
             .bind(m.version)
             .bind(m.description)
             .execute(tx.as_mut())
@@ -230,6 +236,7 @@ pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> s
     }
 
     let applied: HashMap<String, Vec<u8>> = sqlx::query_as(&schema.sql(APPLIED_DEFINITIONS))
+        .persistent(false)
         .fetch_all(tx.as_mut())
         .await?
         .into_iter()
@@ -239,6 +246,7 @@ pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> s
     for d in stale(&applied) {
         tx.as_mut().execute(schema.sql(d.sql).as_str()).await?;
         sqlx::query(&record)
+            .persistent(false)
             .bind(d.name)
             .bind(d.checksum())
             .execute(tx.as_mut())
@@ -248,6 +256,7 @@ pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> s
     }
     if defined {
         let superseded: Vec<String> = sqlx::query_scalar(&schema.sql(SUPERSEDED_FUNCTIONS))
+            .persistent(false)
             .fetch_all(tx.as_mut())
             .await?;
         for function in superseded {
@@ -264,15 +273,18 @@ pub(crate) async fn migrate(connection: &mut PgConnection, schema: &Schema) -> s
 /// [`migrate`] would apply): 0 when it is fully migrated. Reads only, and takes no lock.
 pub(crate) async fn pending(connection: &mut PgConnection, schema: &Schema) -> sqlx::Result<usize> {
     let bookkept: bool = sqlx::query_scalar(&schema.sql(BOOKKEEPING_EXISTS))
+        .persistent(false)
         .fetch_one(&mut *connection)
         .await?;
     if !bookkept {
         return Ok(MIGRATIONS.len() + DEFINITIONS.len());
     }
     let migrations: Vec<i32> = sqlx::query_scalar(&schema.sql(APPLIED_MIGRATIONS))
+        .persistent(false)
         .fetch_all(&mut *connection)
         .await?;
     let definitions: HashMap<String, Vec<u8>> = sqlx::query_as(&schema.sql(APPLIED_DEFINITIONS))
+        .persistent(false)
         .fetch_all(&mut *connection)
         .await?
         .into_iter()

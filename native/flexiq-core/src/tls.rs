@@ -194,7 +194,9 @@ pub(crate) fn connect_options(url: &str) -> Result<PgConnectOptions> {
     let options: PgConnectOptions = url
         .parse()
         .map_err(|e| Error::InvalidArgument(format!("not a PostgreSQL URL: {e}")))?;
-    settings.apply(options)
+    // FlexiQ reads floats in binary, exactly, whatever this says; the startup parameter that
+    // sqlx sends for it is one that connection poolers such as PgBouncer refuse by default.
+    settings.apply(options.extra_float_digits(None))
 }
 
 /// Refuses URLs of other forms, which sqlx would otherwise read as PostgreSQL's anyway (a

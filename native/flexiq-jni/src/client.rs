@@ -23,14 +23,16 @@ pub(crate) static CLIENTS: LazyLock<Handles<Client>> =
 static PENDING: LazyLock<Handles<(PendingEnqueue, bool)>> =
     LazyLock::new(|| Handles::new("prepared enqueue"));
 
-/// `nativeConnect(0, text url, text schema, i32 poolSize, i64 connectTimeoutMillis,
-/// i64 acquireTimeoutMillis, bool migrate)` → i64 handle.
+/// `nativeConnect(0, text url, text-or-null directUrl, text schema, i32 poolSize,
+/// i64 connectTimeoutMillis, i64 acquireTimeoutMillis, bool migrate)` → i64 handle.
 pub(crate) fn connect(r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let url = r.string("url")?;
+    let direct_url = r.opt_string("directUrl")?;
     let schema = r.string("schema")?;
     let pool_size = r.i32("poolSize")?;
     let config = ClientConfig {
         url,
+        direct_url,
         schema,
         pool_size: u32::try_from(pool_size).map_err(|_| {
             BridgeError::BadArgument(format!("poolSize must be positive, got {pool_size}"))

@@ -22,9 +22,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod pgbouncer;
+pub use pgbouncer::{LocalPgBouncer, PoolMode};
+
 /// Both the OS user the server runs as when we are root and the database
 /// superuser created by initdb; using one name keeps the URL predictable.
-const PG_USER: &str = "postgres";
+pub(crate) const PG_USER: &str = "postgres";
 
 /// Our settings live in their own file, included from `postgresql.conf`, so a
 /// retry on a new port can simply rewrite it instead of piling up lines.
@@ -654,7 +657,7 @@ fn has_server_binaries(dir: &Path) -> bool {
 /// Creates a fresh directory under the system temp dir. The pid separates
 /// processes, the counter separates servers within one process, and the
 /// timestamp guards against a reused pid finding a stale directory.
-fn create_unique_dir() -> Result<PathBuf, Error> {
+pub(crate) fn create_unique_dir() -> Result<PathBuf, Error> {
     let tmp = std::env::temp_dir();
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -674,7 +677,7 @@ fn create_unique_dir() -> Result<PathBuf, Error> {
 }
 
 /// Picks a currently free loopback port by letting the OS choose one.
-fn free_port() -> Result<u16, Error> {
+pub(crate) fn free_port() -> Result<u16, Error> {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|listener| listener.local_addr())
         .map(|addr| addr.port())
@@ -740,7 +743,7 @@ fn run(cmd: &mut Command) -> Result<(String, Output), Error> {
 }
 
 /// Like [`run`], but turns a non-zero exit into [`Error::Command`].
-fn run_checked(cmd: &mut Command) -> Result<Output, Error> {
+pub(crate) fn run_checked(cmd: &mut Command) -> Result<Output, Error> {
     let (command, output) = run(cmd)?;
     if output.status.success() {
         Ok(output)
@@ -776,7 +779,7 @@ fn combined_output(output: &Output) -> String {
 
 /// The last [`LOG_TAIL_BYTES`] of the log written after `offset`; never
 /// fails, because it only decorates another error.
-fn read_log_tail(path: &Path, offset: u64) -> String {
+pub(crate) fn read_log_tail(path: &Path, offset: u64) -> String {
     let read = || -> io::Result<String> {
         let mut file = fs::File::open(path)?;
         let len = file.metadata()?.len();
@@ -794,7 +797,7 @@ fn read_log_tail(path: &Path, offset: u64) -> String {
 }
 
 /// Adapts an `io::Error` into [`Error::Io`] for `map_err`.
-fn io_err(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Error {
+pub(crate) fn io_err(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Error {
     let path = path.to_path_buf();
     move |source| Error::Io {
         action,

@@ -36,7 +36,8 @@ impl Operations {
             .run(Repeat::Safe, async |c| {
                 let mut tx = c.begin().await?;
                 // The grant reads the role from this setting and quotes it (%I).
-                sqlx::query(&self.sql.set_grantee)
+                self.pool
+                    .query(&self.sql.set_grantee)
                     .bind(role)
                     .execute(&mut *tx)
                     .await?;

@@ -46,7 +46,8 @@ impl Operations {
         let job = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.get_job)
+                self.pool
+                    .query_as(&self.sql.get_job)
                     .bind(id)
                     .fetch_optional(c)
                     .await
@@ -72,7 +73,8 @@ impl Operations {
             // A repeat of a change that took effect would answer that the job was not there
             // to change.
             .run(Repeat::Never, async |c| {
-                sqlx::query(&self.sql.finish_job)
+                self.pool
+                    .query(&self.sql.finish_job)
                     .bind(id)
                     .bind(from)
                     .bind(state)
@@ -90,7 +92,7 @@ impl Operations {
             .pool
             // A repeat of a purge that took effect would answer that there was no job.
             .run(Repeat::Never, async |c| {
-                sqlx::query(&self.sql.purge).bind(id).execute(c).await
+                self.pool.query(&self.sql.purge).bind(id).execute(c).await
             })
             .await??;
         Ok(purged.rows_affected() == 1)
@@ -102,7 +104,7 @@ impl Operations {
         let expired = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query(&self.sql.expire_keys).execute(c).await
+                self.pool.query(&self.sql.expire_keys).execute(c).await
             })
             .await??;
         Ok(expired.rows_affected())
@@ -144,7 +146,8 @@ impl Operations {
             .pool
             // The redrive key makes a repeat a replay.
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.redrive)
+                self.pool
+                    .query_as(&self.sql.redrive)
                     .bind(job_id)
                     .bind(&digest)
                     .bind(&preview)

@@ -106,7 +106,8 @@ impl Operations {
         let job = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.find_by_key)
+                self.pool
+                    .query_as(&self.sql.find_by_key)
                     .bind(scope)
                     .bind(&digest)
                     .fetch_optional(c)
@@ -151,7 +152,8 @@ impl Operations {
         let mut jobs: Vec<JobInfo> = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(sql)
+                self.pool
+                    .query_as(sql)
                     .bind(after)
                     .bind(&states)
                     .bind(query.queue.as_deref())
@@ -178,7 +180,8 @@ impl Operations {
         let rows = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.throughput)
+                self.pool
+                    .query_as(&self.sql.throughput)
                     .bind(window_ms)
                     .fetch_all(c)
                     .await
@@ -193,7 +196,8 @@ impl Operations {
         let payload = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.get_payload)
+                self.pool
+                    .query_as(&self.sql.get_payload)
                     .bind(id)
                     .fetch_optional(c)
                     .await
@@ -211,7 +215,8 @@ impl Operations {
         let counts = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.count_jobs)
+                self.pool
+                    .query_as(&self.sql.count_jobs)
                     .bind(finished_within_ms)
                     .fetch_all(c)
                     .await

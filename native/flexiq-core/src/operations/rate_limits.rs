@@ -44,7 +44,8 @@ impl Operations {
         validate::stored_duration("rate limit period", period_ms, 1)?;
         self.pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query(&self.sql.set_rate_limit)
+                self.pool
+                    .query(&self.sql.set_rate_limit)
                     .bind(&name)
                     .bind(starts)
                     .bind(period_ms)
@@ -61,7 +62,8 @@ impl Operations {
         let removed = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query(&self.sql.remove_rate_limit)
+                self.pool
+                    .query(&self.sql.remove_rate_limit)
                     .bind(&name)
                     .execute(c)
                     .await

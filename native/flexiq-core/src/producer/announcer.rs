@@ -76,7 +76,11 @@ impl Announcer {
             let _ = self
                 .pool
                 .run(Repeat::Safe, async |c| {
-                    sqlx::query(&self.statement).bind(&queues).execute(c).await
+                    self.pool
+                        .query(&self.statement)
+                        .bind(&queues)
+                        .execute(c)
+                        .await
                 })
                 .await;
             tokio::time::sleep_until(started + SPACING).await;

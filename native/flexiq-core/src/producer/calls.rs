@@ -65,7 +65,7 @@ impl Producer {
             .pool
             .run(Repeat::Safe, async |c| {
                 statement::bind(
-                    sqlx::query(&self.sql.replay_one),
+                    self.pool.query(&self.sql.replay_one),
                     &params,
                     Binding::FirstValues,
                 )

@@ -191,7 +191,7 @@ impl Producer {
             let rows = self
                 .pool
                 .run(repeat, async |c| {
-                    statement::bind(sqlx::query(sql), params, Binding::Arrays)
+                    statement::bind(self.pool.query(sql), params, Binding::Arrays)
                         .fetch_all(c)
                         .await
                 })

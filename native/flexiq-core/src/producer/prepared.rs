@@ -466,4 +466,40 @@ mod tests {
             "{short:?}"
         );
     }
+
+    /// Answers of the wrong shape are refused as storage errors naming what is wrong, never
+    /// indexed blindly: too many rows, a conflict naming an entry that was not sent, a decision
+    /// the core does not know, a conflict detail that is not JSON.
+    #[test]
+    fn a_malformed_answer_is_a_storage_error() {
+        let requests = [keyed("a", "{}"), keyed("b", "{}")];
+        let prepared = PreparedEnqueue::new(&requests).expect("valid");
+        let storage = |answer: Result<Vec<Enqueued>>, what: &str| {
+            assert!(
+                matches!(&answer, Err(Error::Storage(m)) if m.contains(what)),
+                "{answer:?}"
+            );
+        };
+        storage(
+            prepared.resolve(&[row(1, true), row(2, true), row(3, true)]),
+            "3 rows for 2 entries",
+        );
+        let conflict = |detail: &str| EnqueueRow {
+            job_id: 9,
+            created: false,
+            conflict: Some(detail.into()),
+            decision: None,
+        };
+        storage(
+            prepared.resolve(&[conflict(r#"{"index": 2, "accepted": {}}"#)]),
+            "cannot be read",
+        );
+        storage(prepared.resolve(&[conflict("not json")]), "cannot be read");
+        let mut decided = row(1, false);
+        decided.decision = Some("moved".into());
+        storage(
+            prepared.resolve(&[decided, row(2, true)]),
+            "unknown decision \"moved\"",
+        );
+    }
 }

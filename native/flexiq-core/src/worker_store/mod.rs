@@ -207,7 +207,8 @@ impl WorkerStore {
             // A repeat claims other jobs; those of a first run that took effect wait for their
             // lease to pass, as they would if this call failed.
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.claim)
+                self.pool
+                    .query_as(&self.sql.claim)
                     .bind(queues)
                     .bind(tasks)
                     .bind(limit)
@@ -231,7 +232,8 @@ impl WorkerStore {
         let recovered = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.recover_claim)
+                self.pool
+                    .query_as(&self.sql.recover_claim)
                     .bind(token)
                     .bind(millis(lease))
                     .fetch_all(c)
@@ -252,7 +254,8 @@ impl WorkerStore {
         let kept: Vec<i64> = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_scalar(&self.sql.extend_leases)
+                self.pool
+                    .query_scalar(&self.sql.extend_leases)
                     .bind(&ids)
                     .bind(&numbers)
                     .bind(millis(lease))
@@ -271,7 +274,8 @@ impl WorkerStore {
             .pool
             // Completion is guarded by the attempt: a repeat changes nothing more.
             .run(Repeat::Safe, async |c| {
-                sqlx::query_scalar(&self.sql.complete_attempts)
+                self.pool
+                    .query_scalar(&self.sql.complete_attempts)
                     .bind(&ids)
                     .bind(&numbers)
                     .fetch_all(c)
@@ -300,7 +304,8 @@ impl WorkerStore {
             .pool
             // A repeat stores the same value again.
             .run(Repeat::Safe, async |c| {
-                sqlx::query(&self.sql.save_checkpoint)
+                self.pool
+                    .query(&self.sql.save_checkpoint)
                     .bind(attempt.job_id)
                     .bind(attempt.attempt)
                     .bind(name)
@@ -317,7 +322,8 @@ impl WorkerStore {
         let value = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_scalar(&self.sql.checkpoint)
+                self.pool
+                    .query_scalar(&self.sql.checkpoint)
                     .bind(job_id)
                     .bind(name)
                     .fetch_optional(c)
@@ -335,7 +341,8 @@ impl WorkerStore {
             .pool
             // Guarded by the attempt: a repeat of a recorded failure changes nothing.
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.fail_attempt)
+                self.pool
+                    .query_as(&self.sql.fail_attempt)
                     .bind(attempt.job_id)
                     .bind(attempt.attempt)
                     .bind(error.as_ref())
@@ -352,7 +359,10 @@ impl WorkerStore {
         let moved = self
             .pool
             .run(Repeat::Safe, async |c| {
-                sqlx::query_as(&self.sql.rescue_expired).fetch_all(c).await
+                self.pool
+                    .query_as(&self.sql.rescue_expired)
+                    .fetch_all(c)
+                    .await
             })
             .await??;
         Ok(moved)
@@ -366,7 +376,8 @@ impl WorkerStore {
             .pool
             // Guarded by the attempts: a repeat gives nothing back twice.
             .run(Repeat::Safe, async |c| {
-                sqlx::query_scalar(&self.sql.return_attempts)
+                self.pool
+                    .query_scalar(&self.sql.return_attempts)
                     .bind(&ids)
                     .bind(&numbers)
                     .fetch_one(c)

@@ -14,6 +14,7 @@ mod maintenance;
 mod migrations;
 mod outage;
 mod payload_codec;
+mod pgbouncer;
 mod plans;
 mod pool;
 mod queries;

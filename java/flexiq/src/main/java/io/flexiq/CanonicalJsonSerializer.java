@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jdk8.Jdk8Module;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.flexiq.internal.NativeBridge;
+import io.flexiq.internal.enqueue.EnqueueBatch;
 import java.io.IOException;
 import java.util.Objects;
 

@@ -1,7 +1,8 @@
 package io.flexiq;
 
+import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
-import java.time.Duration;
+import io.flexiq.internal.enqueue.KeyRules;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -39,50 +40,12 @@ public final class DedupKeys {
     }
 
     static String resolveOrNull(Task<?> task, EnqueueOptions options, byte[] serializedPayload) {
-        String explicit = explicitOrNull(options);
+        String explicit = KeyRules.explicitOrNull(options);
         if (explicit != null) {
             return explicit;
         }
         // Task names are checked when the Task is made; no need to check again per enqueue.
-        return derives(task, options) ? NativeBridge.autoKey(task.name(), serializedPayload) : null;
-    }
-
-    /** The key the options name ({@code uniqueKey}, then {@code idempotencyKey}), or null. */
-    static String explicitOrNull(EnqueueOptions options) {
-        return options.uniqueKey().orElseGet(() -> options.idempotencyKey().orElse(null));
-    }
-
-    /** Whether, absent a key the options name, the key is derived from the payload. */
-    static boolean derives(Task<?> task, EnqueueOptions options) {
-        return options.idempotent().orElse(task.isIdempotent());
-    }
-
-    /**
-     * How long past acceptance the key stays bound even once its job has finished, by the kind of
-     * key the precedence picked; null when it frees as the job finishes, or there is no key.
-     * Computed once here, so that the binding and the fingerprint a replay is compared on agree.
-     *
-     * @param derive whether the key is derived (no explicit key, and {@link #derives})
-     * @param explicitDefault the client's retention for explicit keys, or null
-     */
-    static Duration retentionOrNull(EnqueueOptions options, boolean derive, Duration explicitDefault) {
-        boolean unique = options.uniqueKey().isPresent();
-        boolean idempotency = !unique && options.idempotencyKey().isPresent();
-        if (!unique && !idempotency && !derive) {
-            return null;
-        }
-        if (options.debounce().isPresent() || options.throttle().isPresent()) {
-            // Their keys free by their own rule (see EnqueueOptions.Builder#debounce, #throttle).
-            return null;
-        }
-        Optional<Duration> asked = options.keyRetention();
-        if (asked.isPresent()) {
-            return asked.get();
-        }
-        if (idempotency) {
-            return explicitDefault != null ? explicitDefault : EnqueueOptions.DEFAULT_IDEMPOTENCY_KEY_RETENTION;
-        }
-        return unique ? explicitDefault : null;
+        return KeyRules.derives(task, options) ? NativeBridge.autoKey(task.name(), serializedPayload) : null;
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.flexiq;
 
+import io.flexiq.internal.Durations;
+import io.flexiq.internal.Limits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;

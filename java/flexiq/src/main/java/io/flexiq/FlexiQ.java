@@ -1,7 +1,14 @@
 package io.flexiq;
 
+import io.flexiq.internal.Durations;
+import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
-import java.nio.charset.StandardCharsets;
+import io.flexiq.internal.client.Background;
+import io.flexiq.internal.client.Operations;
+import io.flexiq.internal.enqueue.EnqueueBatch;
+import io.flexiq.internal.enqueue.StoredPayloads;
+import io.flexiq.internal.observability.Listeners;
+import io.flexiq.internal.observability.Trouble;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -11,8 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,26 +48,24 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     /** The retention of explicit keys when a call sets none, or null (see {@link Builder#keyRetention}). */
     private final Duration keyRetention;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Workers built from this client and not yet closed; closing the client closes them first. */
-    private final Set<Worker> workers = ConcurrentHashMap.newKeySet();
     private final Listeners listeners = new Listeners();
     /** PostgreSQL being unavailable to this client's workers, reported once for all of them. */
     private final Trouble outage = Trouble.outage(System::nanoTime);
-    /** Enqueues the ticks of this client's schedules; made with the first one. */
-    private Scheduler scheduler;
-    private final Maintenance maintenance;
-    /** This client's part in its schema's maintenance; started with the first worker, if enabled. */
-    private Maintainer maintainer;
+    /** What the client does to its jobs besides enqueueing them. */
+    private final Operations operations;
+    /** The client's workers, schedules and part in maintenance, on threads of their own. */
+    private final Background background;
 
-    /** Package-private so that worker logic can be tested on a client that never connected. */
-    FlexiQ(long handle, String schema, PayloadSerializer serializer, StoredPayloads storedPayloads,
+    private FlexiQ(long handle, String schema, PayloadSerializer serializer, StoredPayloads storedPayloads,
             Duration keyRetention, Maintenance maintenance) {
         this.handle = handle;
         this.schema = schema;
         this.serializer = serializer;
         this.storedPayloads = storedPayloads;
         this.keyRetention = keyRetention;
-        this.maintenance = maintenance;
+        this.operations = new Operations(handle, storedPayloads, maintenance, listeners);
+        this.background = new Background(this, handle, schema, serializer, maintenance, listeners, outage,
+                closed::get);
     }
 
     /**
@@ -195,8 +198,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     /** The job with this id, if it exists. */
     public Optional<JobInfo> getJob(String jobId) {
         requireOpen();
-        NativeBridge.Job job = NativeBridge.getJob(handle, parseId(jobId));
-        return job == null ? Optional.empty() : Optional.of(jobInfo(job));
+        return operations.getJob(jobId);
     }
 
     /**
@@ -211,8 +213,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public Optional<JobInfo> findByKey(String scope, String key) {
         requireOpen();
-        NativeBridge.Job job = NativeBridge.findByKey(handle, Limits.name("scope", scope), Limits.key(key));
-        return job == null ? Optional.empty() : Optional.of(jobInfo(job));
+        return operations.findByKey(scope, key);
     }
 
     /**
@@ -230,14 +231,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public JobPage listJobs(JobQuery query) {
         requireOpen();
-        Objects.requireNonNull(query, "query");
-        NativeBridge.Page page = NativeBridge.listJobs(handle, query.queue().orElse(null),
-                query.state().orElse(null), query.task().orElse(null), query.limit(), query.after().orElse(null));
-        List<JobInfo> jobs = new ArrayList<>(page.jobs().size());
-        for (NativeBridge.Job j : page.jobs()) {
-            jobs.add(jobInfo(j));
-        }
-        return new JobPage(jobs, Optional.ofNullable(page.nextCursor()));
+        return operations.listJobs(query);
     }
 
     /** How far back {@link #countJobs()} counts completed and cancelled jobs: one hour. */
@@ -262,7 +256,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public List<JobCount> countJobs(Duration finishedWithin) {
         requireOpen();
-        return NativeBridge.countJobs(handle, window("finishedWithin", finishedWithin));
+        return operations.countJobs(finishedWithin);
     }
 
     /**
@@ -274,11 +268,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public List<Throughput> throughput(Duration window) {
         requireOpen();
-        List<Throughput> out = new ArrayList<>();
-        for (NativeBridge.Finished f : NativeBridge.throughput(handle, window("window", window))) {
-            out.add(new Throughput(f.queue(), f.minute(), f.completed(), f.dead()));
-        }
-        return out;
+        return operations.throughput(window);
     }
 
     /**
@@ -291,21 +281,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public Optional<String> getPayload(String jobId) {
         requireOpen();
-        long id = parseId(jobId);
-        NativeBridge.StoredPayload stored = NativeBridge.getPayload(handle, id);
-        if (stored == null) {
-            return Optional.empty();
-        }
-        return Optional.of(new String(storedPayloads.decode(id, stored.task(), stored.bytes(), stored.codec()),
-                StandardCharsets.UTF_8));
-    }
-
-    /** A window to look back over, in milliseconds: from 1 ms to 7 days. */
-    private static long window(String what, Duration window) {
-        if (window == null || window.compareTo(Duration.ofMillis(1)) < 0 || window.compareTo(Duration.ofDays(7)) > 0) {
-            throw new IllegalArgumentException(what + " must be between 1 ms and 7 days, got " + window);
-        }
-        return window.toMillis();
+        return operations.getPayload(jobId);
     }
 
     /**
@@ -315,12 +291,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean cancel(String jobId) {
         requireOpen();
-        long id = parseId(jobId);
-        boolean cancelled = NativeBridge.cancel(handle, id);
-        if (cancelled && listeners.active()) {
-            publish(JobEvent.Kind.CANCELLED, lookUp(id));
-        }
-        return cancelled;
+        return operations.cancel(jobId);
     }
 
     /**
@@ -331,14 +302,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean purge(String jobId) {
         requireOpen();
-        long id = parseId(jobId);
-        // Read first, for the listeners: a job's task and queue never change, and after the purge there is no job.
-        NativeBridge.Job before = listeners.active() ? lookUp(id) : null;
-        boolean purged = NativeBridge.purge(handle, id);
-        if (purged) {
-            publish(JobEvent.Kind.PURGED, before);
-        }
-        return purged;
+        return operations.purge(jobId);
     }
 
     /**
@@ -349,7 +313,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean markCompleted(String jobId) {
         requireOpen();
-        return NativeBridge.markCompleted(handle, parseId(jobId));
+        return operations.markCompleted(jobId);
     }
 
     /**
@@ -361,7 +325,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public long expireKeys() {
         requireOpen();
-        return NativeBridge.expireKeys(handle);
+        return operations.expireKeys();
     }
 
     /**
@@ -377,9 +341,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public MaintenanceReport runMaintenance() {
         requireOpen();
-        NativeBridge.MaintenancePass pass = NativeBridge.runMaintenance(handle, maintenance);
-        Rescues.report(pass.rescued(), listeners);
-        return pass.report();
+        return operations.runMaintenance();
     }
 
     /**
@@ -389,11 +351,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean runsMaintenance() {
         requireOpen();
-        Maintainer m;
-        synchronized (this) {
-            m = maintainer;
-        }
-        return m != null && m.elected();
+        return background.runsMaintenance();
     }
 
     /**
@@ -404,8 +362,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public void setRateLimit(RateLimit limit) {
         requireOpen();
-        Objects.requireNonNull(limit, "limit");
-        NativeBridge.setRateLimit(handle, limit.ofQueue(), limit.name(), limit.starts(), limit.period());
+        operations.setRateLimit(limit);
     }
 
     /**
@@ -415,7 +372,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean removeQueueRateLimit(String queue) {
         requireOpen();
-        return NativeBridge.removeRateLimit(handle, true, Limits.name("queue", queue));
+        return operations.removeQueueRateLimit(queue);
     }
 
     /**
@@ -425,7 +382,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public boolean removeConcurrencyKeyRateLimit(String key) {
         requireOpen();
-        return NativeBridge.removeRateLimit(handle, false, Limits.name("concurrencyKey", key));
+        return operations.removeConcurrencyKeyRateLimit(key);
     }
 
     /**
@@ -442,34 +399,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public RedriveResult redrive(String jobId, String redriveKey) {
         requireOpen();
-        Limits.key("redriveKey", redriveKey);
-        long id = parseId(jobId);
-        RedriveResult result = NativeBridge.redrive(handle, id, redriveKey);
-        if (result.outcome() == RedriveOutcome.REDRIVEN && listeners.active()) {
-            publish(JobEvent.Kind.REDRIVEN, lookUp(id));
-        }
-        return result;
-    }
-
-    /**
-     * The job, for its listeners' event, or null: a change that took effect is not undone because
-     * its event could not be completed.
-     */
-    private NativeBridge.Job lookUp(long id) {
-        try {
-            return NativeBridge.getJob(handle, id);
-        } catch (RuntimeException e) {
-            LOG.warn("job {} changed, but its listeners miss the event: reading the job failed: {}", id,
-                    e.getMessage());
-            return null;
-        }
-    }
-
-    private void publish(JobEvent.Kind kind, NativeBridge.Job job) {
-        if (job != null) {
-            listeners.job(JobEvent.changed(kind, job.id(), job.task(), job.queue(), job.attempt(), job.maxAttempts(),
-                    null));
-        }
+        return operations.redrive(jobId, redriveKey);
     }
 
     /** The PostgreSQL schema holding this client's tables. */
@@ -487,8 +417,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      *     PostgreSQL keeps (empty, over 63 bytes, or with a NUL character)
      */
     public void grantProducer(String role) {
-        requireRole(role);
-        NativeBridge.grantProducer(handle, role);
+        requireOpen();
+        operations.grantProducer(role);
     }
 
     /**
@@ -502,15 +432,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      *     PostgreSQL keeps (empty, over 63 bytes, or with a NUL character)
      */
     public void grantWorker(String role) {
-        requireRole(role);
-        NativeBridge.grantWorker(handle, role);
-    }
-
-    private void requireRole(String role) {
         requireOpen();
-        if (role == null || role.isEmpty()) {
-            throw new IllegalArgumentException("role must not be empty");
-        }
+        operations.grantWorker(role);
     }
 
     /**
@@ -565,19 +488,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      * @throws PayloadSerializationException if the payload does not serialize
      */
     public ScheduleHandle schedule(Schedule<?> schedule) {
-        if (schedule == null) {
-            throw new IllegalArgumentException("schedule must not be null");
-        }
-        Scheduler s;
-        synchronized (this) {
-            // Under the lock that closeScheduler takes after marking the client closed.
-            requireOpen();
-            if (scheduler == null) {
-                scheduler = new Scheduler(this);
-            }
-            s = scheduler;
-        }
-        return s.add(schedule);
+        return background.schedule(schedule);
     }
 
     /** Starts a builder for a {@link Worker} running this client's jobs. */
@@ -618,9 +529,7 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
      */
     public void dropSchema() {
         requireOpen();
-        closeScheduler();
-        closeWorkers();
-        closeMaintainer();
+        background.close();
         NativeBridge.dropSchema(handle);
         close();
     }
@@ -633,69 +542,21 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            closeScheduler();
-            closeWorkers();
-            closeMaintainer();
+            background.close();
             NativeBridge.close(handle);
             listeners.close();
             LOG.info("client of schema {} closed", schema);
         }
     }
 
-    private void closeScheduler() {
-        Scheduler s;
-        synchronized (this) {
-            s = scheduler;
-        }
-        if (s != null) {
-            s.close();
-        }
-    }
-
-    /** Stops taking part in maintenance, freeing the schema's maintenance lock if this client held it. */
-    private void closeMaintainer() {
-        Maintainer m;
-        synchronized (this) {
-            m = maintainer;
-        }
-        if (m != null) {
-            m.close();
-        }
-    }
-
-    private void closeWorkers() {
-        for (Worker worker : workers) {
-            worker.close();
-        }
-    }
-
+    /** A worker built from this client: closed with it. */
     void register(Worker worker) {
-        workers.add(worker);
-        if (closed.get()) {
-            // Lost a race with close(), which may not have seen it.
-            workers.remove(worker);
-            worker.close();
-            requireOpen();
-        }
-        startMaintenance();
+        background.register(worker);
     }
 
-    /** Takes part in the schema's maintenance from the first worker on, unless disabled. */
-    private void startMaintenance() {
-        if (!maintenance.enabled()) {
-            return;
-        }
-        synchronized (this) {
-            // Under the lock that closeMaintainer takes after marking the client closed.
-            if (maintainer == null && !closed.get()) {
-                maintainer = new Maintainer(handle, schema, maintenance, listeners, outage);
-                maintainer.start();
-            }
-        }
-    }
-
+    /** A worker that closed. */
     void forget(Worker worker) {
-        workers.remove(worker);
+        background.forget(worker);
     }
 
     long handle() {
@@ -725,26 +586,13 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         }
     }
 
-    private static long parseId(String jobId) {
-        try {
-            return Long.parseLong(Objects.requireNonNull(jobId, "jobId"));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("not a FlexiQ job id: " + jobId, e);
-        }
-    }
-
-    private static JobInfo jobInfo(NativeBridge.Job j) {
-        return new JobInfo(Long.toString(j.id()), j.queue(), j.task(), j.state(), j.priority(), j.attempt(),
-                j.maxAttempts(), j.tags(), j.runAt(), j.createdAt(), j.startedAt(), j.finishedAt(), j.keyScope(),
-                j.keyPreview(), j.keyDigest(), j.keyHeld(), j.lastError(), j.payloadCodec());
-    }
-
     /** Builds a {@link FlexiQ} client. */
     public static final class Builder {
         /** The longest schema name: {@code flexiq_<schema>}, its channel, must fit in 63 bytes. */
         private static final int MAX_SCHEMA_NAME_LENGTH = 63 - "flexiq_".length();
 
         private final String url;
+        private String directUrl;
         private int poolSize = 10;
         private String schema = "flexiq";
         private Duration connectTimeout = Duration.ofSeconds(5);
@@ -760,6 +608,22 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
 
         private Builder(String url) {
             this.url = Limits.text("url", url);
+        }
+
+        /**
+         * A URL that reaches PostgreSQL without a connection pooler that shares server sessions
+         * (PgBouncer in transaction mode), for the sessions FlexiQ keeps open: the wake-up
+         * listener ({@code LISTEN}) and the maintenance election. Needed, and only then, when
+         * the client's URL goes through such a pooler, which {@link #build()} finds out and
+         * names (default: none; those sessions go to the client's URL). The pooled URL then
+         * carries every statement, each in a transaction of its own and without named prepared
+         * statements. See the connections guide.
+         *
+         * @throws IllegalArgumentException if the URL is null, empty or holds a NUL character
+         */
+        public Builder directUrl(String directUrl) {
+            this.directUrl = Limits.text("directUrl", directUrl);
+            return this;
         }
 
         /** The most connections the client opens (default 10). */
@@ -910,11 +774,12 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
          * @throws StorageUnavailableException if PostgreSQL cannot be reached within the timeout,
          *     or TLS fails (a certificate file unreadable, the server's certificate refused, TLS
          *     required but not offered); the message says why
-         * @throws IllegalArgumentException if the URL or its TLS settings are invalid
+         * @throws IllegalArgumentException if the URL or its TLS settings are invalid, or the URL
+         *     goes through a pooler that shares server sessions and no {@link #directUrl} is set
          */
         public FlexiQ build() {
             PayloadSerializer s = serializer != null ? serializer : new CanonicalJsonSerializer();
-            long handle = NativeBridge.connect(url, schema, poolSize, connectTimeout.toMillis(),
+            long handle = NativeBridge.connect(url, directUrl, schema, poolSize, connectTimeout.toMillis(),
                     acquireTimeout.toMillis(), migrate);
             FlexiQ client = new FlexiQ(handle, schema, s, new StoredPayloads(codec, decodeOnly.values()), keyRetention,
                     maintenance);

@@ -1,19 +1,12 @@
 package io.flexiq;
 
+import io.flexiq.internal.Limits;
+import io.flexiq.internal.worker.Checkpoints;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 
 /** The attempt a {@link JobHandler} runs: which job, which attempt, and its checkpoints. */
 public final class JobContext {
-    /** Where a job's checkpoints live. */
-    interface Checkpoints {
-        /** The value stored under {@code name}, or null. */
-        byte[] load(String name);
-
-        /** Stores a value; false when the attempt no longer holds its job. */
-        boolean save(String name, byte[] value);
-    }
-
     private final Checkpoints checkpoints;
     private final PayloadSerializer serializer;
     private final long jobId;

@@ -42,7 +42,7 @@ public final class JobEvent {
     private final Duration startLatency;
     private final Instant at;
 
-    private JobEvent(Kind kind, String jobId, String task, String queue, int attempt, int maxAttempts,
+    JobEvent(Kind kind, String jobId, String task, String queue, int attempt, int maxAttempts,
             String error, Duration retryDelay, Duration handlerDuration, Duration startLatency) {
         this.kind = kind;
         this.jobId = jobId;
@@ -55,29 +55,6 @@ public final class JobEvent {
         this.handlerDuration = handlerDuration;
         this.startLatency = startLatency;
         this.at = Instant.now();
-    }
-
-    static JobEvent started(HeldAttempt a, Duration startLatency) {
-        return new JobEvent(Kind.STARTED, Long.toString(a.id), a.handler.task().name(), a.queue, a.attempt,
-                a.maxAttempts, null, null, null, startLatency);
-    }
-
-    static JobEvent completed(HeldAttempt a) {
-        return new JobEvent(Kind.COMPLETED, Long.toString(a.id), a.handler.task().name(), a.queue, a.attempt,
-                a.maxAttempts, null, null, a.handlerDuration(), null);
-    }
-
-    /** A failed attempt: retried after {@code retryDelay}, or dead-lettered when it is null. */
-    static JobEvent failed(HeldAttempt a, String error, Duration retryDelay) {
-        return new JobEvent(retryDelay == null ? Kind.DEAD_LETTERED : Kind.RETRIED, Long.toString(a.id),
-                a.handler.task().name(), a.queue, a.attempt, a.maxAttempts, error, retryDelay, a.handlerDuration(),
-                null);
-    }
-
-    /** A change made by a client call or by a rescue, to a job known by id, task, queue and attempt. */
-    static JobEvent changed(Kind kind, long jobId, String task, String queue, int attempt, int maxAttempts,
-            String error) {
-        return new JobEvent(kind, Long.toString(jobId), task, queue, attempt, maxAttempts, error, null, null, null);
     }
 
     /** What happened. */

@@ -1,5 +1,6 @@
 package io.flexiq;
 
+import io.flexiq.internal.Limits;
 import java.util.Optional;
 
 /**

@@ -1,5 +1,6 @@
 package io.flexiq;
 
+import io.flexiq.internal.Durations;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,6 +1,8 @@
 package io.flexiq;
 
+import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
+import io.flexiq.internal.schedule.Scheduler;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -97,18 +99,10 @@ public final class Schedule<T> {
         return missedTicks;
     }
 
-    /** The zone as the core reads it: an IANA name, with {@code UTC} for the zero offset. */
-    String zoneName() {
-        return zoneName(zone);
-    }
-
-    private static String zoneName(ZoneId zone) {
-        return zone instanceof ZoneOffset offset && offset.getTotalSeconds() == 0 ? "UTC" : zone.getId();
-    }
-
     @Override
     public String toString() {
-        return "schedule " + name + " (" + cron + " in " + zoneName() + ", task " + task.name() + ")";
+        return "schedule " + name + " (" + cron + " in " + Scheduler.zoneName(zone) + ", task " + task.name()
+                + ")";
     }
 
     /** Builds a {@link Schedule}. */
@@ -180,7 +174,7 @@ public final class Schedule<T> {
             Instant now = Instant.now();
             // The core checks the name, the expression and the zone, as every binding does.
             NativeBridge.tickKey(Limits.name("schedule name", name), now);
-            NativeBridge.cronTicks(Limits.text("cron expression", cron), zoneName(zone), now);
+            NativeBridge.cronTicks(Limits.text("cron expression", cron), Scheduler.zoneName(zone), now);
             return new Schedule<>(this);
         }
 

@@ -1,5 +1,6 @@
 package io.flexiq;
 
+import io.flexiq.internal.worker.Checkpoints;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -121,7 +122,7 @@ public final class TestQueue implements JobQueue {
     }
 
     /** One job's checkpoints, kept for as long as its only attempt runs. */
-    private static final class InMemoryCheckpoints implements JobContext.Checkpoints {
+    private static final class InMemoryCheckpoints implements Checkpoints {
         private final Map<String, byte[]> values = new HashMap<>();
 
         @Override

@@ -1,15 +1,18 @@
 package io.flexiq;
 
+import io.flexiq.internal.Durations;
+import io.flexiq.internal.Limits;
+import io.flexiq.internal.worker.NativeWorkerStore;
+import io.flexiq.internal.worker.TaskHandler;
+import io.flexiq.internal.worker.WorkerEngine;
+import io.flexiq.internal.worker.WorkerSettings;
+import io.flexiq.internal.worker.WorkerStore;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs jobs on Java threads: claims due jobs of its queues and tasks in batches (PostgreSQL's
@@ -45,57 +48,12 @@ import org.slf4j.LoggerFactory;
  * attempts not counted. Closing the {@link FlexiQ} client closes its workers first.
  */
 public final class Worker implements AutoCloseable {
-    /** Numbers workers, so that each one's threads can be told apart by name. */
-    private static final AtomicInteger WORKERS = new AtomicInteger();
-    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
-    /**
-     * How many claims' worth of attempts, their handlers done, may wait for their outcomes to be
-     * recorded before the worker stops claiming: with one, a claim often waited for the last
-     * completion to commit; with a few, they overlap, and a slow database still stops the claims.
-     */
-    private static final int UNRECORDED_CLAIMS = 4;
-
-    private final FlexiQ client;
-    private final WorkerStore store;
-    /** The prefix of this worker's thread names. */
-    private final String name;
-    private final Duration shutdownTimeout;
-    /** What it runs, for its log lines. */
-    private final String settings;
-    private final LeaseKeeper leases;
-    private final OutcomeRecorder outcomes;
-    private final AttemptRunner runner;
-    private final Claimer claimer;
-    private final Thread claimerThread;
-    private final Thread outcomeThread;
-    private final Object lifecycle = new Object();
-    private boolean started;
-    private boolean closed;
+    private final WorkerEngine engine;
 
     private Worker(Builder b, WorkerStore store) {
-        this.client = b.client;
-        this.store = store;
-        this.name = "flexiq-worker-" + WORKERS.incrementAndGet();
-        this.shutdownTimeout = b.shutdownTimeout;
-        this.settings = "queues " + b.queues + ", tasks " + b.handlers.keySet() + ", concurrency " + b.concurrency
-                + ", prefetch " + b.prefetch + ", lease " + b.lease.toMillis() + " ms";
-        int capacity = b.concurrency + b.prefetch;
-        Semaphore slots = new Semaphore(capacity);
-        Semaphore unrecorded = new Semaphore(capacity + UNRECORDED_CLAIMS * b.claimBatch);
-        HeldAttempts held = new HeldAttempts(slots, unrecorded);
-        Trouble outage = b.client.outage();
-        this.leases = new LeaseKeeper(store, held, b.lease.toMillis(), threads(name + "-lease"), outage);
-        this.outcomes = new OutcomeRecorder(store, held, b.client.listeners(), outage);
-        this.runner = new AttemptRunner(store, b.client.storedPayloads(), b.client.serializer(), held, outcomes, b.client.listeners(),
-                b.concurrency, b.handlerThreads != null ? b.handlerThreads : threads(name + "-handler"),
-                threads(name + "-timeouts"));
-        String[] tasks = b.handlers.keySet().toArray(new String[0]);
-        this.claimer = new Claimer(store, b.queues.toArray(new String[0]), tasks,
-                b.handlers.values().toArray(new TaskHandler<?>[0]), b.claimBatch, capacity, slots,
-                unrecorded, b.lease.toMillis(), b.pollInterval.toMillis(), runner::dispatch, b.client.listeners(),
-                outage);
-        this.claimerThread = threads(name + "-claimer").newThread(claimer);
-        this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
+        FlexiQ client = b.client;
+        this.engine = new WorkerEngine(b.settings(), store, client.storedPayloads(), client.serializer(),
+                client.listeners(), client.outage(), () -> client.forget(this));
     }
 
     /**
@@ -105,19 +63,7 @@ public final class Worker implements AutoCloseable {
      *     client closes it too)
      */
     public Worker start() {
-        synchronized (lifecycle) {
-            if (closed) {
-                throw new IllegalStateException("this worker is closed; build a new one from an open client");
-            }
-            if (started) {
-                throw new IllegalStateException("this worker was already started");
-            }
-            started = true;
-        }
-        leases.start();
-        outcomeThread.start();
-        claimerThread.start();
-        LOG.info("{} started: {}", name, settings);
+        engine.start();
         return this;
     }
 
@@ -130,83 +76,13 @@ public final class Worker implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (lifecycle) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        }
-        if (runner.onHandlerThread()) {
-            threads(name + "-close").newThread(this::shutDown).start();
-        } else {
-            shutDown();
-        }
-    }
-
-    private void shutDown() {
-        boolean wasStarted;
-        synchronized (lifecycle) {
-            wasStarted = started;
-        }
-        if (wasStarted) {
-            LOG.info("{} stopping: no more claims; running handlers get up to {} ms to finish", name,
-                    shutdownTimeout.toMillis());
-        }
-        claimer.stop();
-        if (wasStarted) {
-            try {
-                store.wakeWorkers();
-            } catch (RuntimeException e) {
-                // The claimer then notices within its poll interval.
-            }
-            join(claimerThread);
-            claimer.recoverUnresolved(a -> outcomes.giveBack(List.of(a)));
-        }
-        runner.giveBackWaiting();
-        runner.finish(shutdownTimeout);
-        outcomes.stop(System.nanoTime() + shutdownTimeout.toNanos());
-        if (wasStarted) {
-            join(outcomeThread);
-        }
-        leases.stop();
-        client.forget(this);
-        if (wasStarted) {
-            LOG.info("{} stopped", name);
-        }
+        engine.close();
     }
 
     /** The worker's name, which its threads' names start with: {@code flexiq-worker-<n>}. */
     @Override
     public String toString() {
-        return name;
-    }
-
-    private static void join(Thread thread) {
-        try {
-            thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Sleeps; false if interrupted (the interrupt is kept). */
-    static boolean sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    private static ThreadFactory threads(String prefix) {
-        AtomicInteger next = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + "-" + next.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
+        return engine.toString();
     }
 
     /** Builds a {@link Worker}; see {@link FlexiQ#worker()}. */
@@ -358,6 +234,11 @@ public final class Worker implements AutoCloseable {
             Worker worker = new Worker(this, store);
             client.register(worker);
             return worker;
+        }
+
+        private WorkerSettings settings() {
+            return new WorkerSettings(queues, handlers, concurrency, prefetch, claimBatch, lease, pollInterval,
+                    shutdownTimeout, handlerThreads);
         }
     }
 }

@@ -9,24 +9,24 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.slf4j.LoggerFactory;
 
-/** FlexiQ's log lines from INFO up, through Logback, while open. */
-final class CapturedLogs implements AutoCloseable {
+/** FlexiQ's log lines from INFO up, through Logback, while open; for the tests of every package. */
+public final class CapturedLogs implements AutoCloseable {
     private final Logger logger = (Logger) LoggerFactory.getLogger("io.flexiq");
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
     private final Level before = logger.getLevel();
 
-    CapturedLogs() {
+    public CapturedLogs() {
         appender.start();
         logger.addAppender(appender);
         logger.setLevel(Level.INFO);
     }
 
     /** The lines logged so far at {@code level} whose message contains {@code text}. */
-    List<ILoggingEvent> at(Level level, String text) {
+    public List<ILoggingEvent> at(Level level, String text) {
         return matching(e -> e.getLevel() == level && e.getFormattedMessage().contains(text));
     }
 
-    List<ILoggingEvent> matching(Predicate<ILoggingEvent> p) {
+    public List<ILoggingEvent> matching(Predicate<ILoggingEvent> p) {
         // Logback appends under the appender's own lock (AppenderBase.doAppend is synchronized).
         synchronized (appender) {
             return appender.list.stream().filter(p).collect(Collectors.toList());

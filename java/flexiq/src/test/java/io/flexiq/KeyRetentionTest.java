@@ -5,7 +5,6 @@ import static io.flexiq.WorkerTest.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -159,34 +158,6 @@ class KeyRetentionTest {
             assertEquals(EnqueueOutcome.REPLAYED, spelledOut.outcome());
             assertEquals(id, spelledOut.jobId());
         }
-    }
-
-    @Test
-    void theRetentionFollowsTheKindOfKey() {
-        Duration day = EnqueueOptions.DEFAULT_IDEMPOTENCY_KEY_RETENTION;
-        assertEquals(Duration.ofHours(24), day);
-        EnqueueOptions idempotency = EnqueueOptions.builder().idempotencyKey("i").build();
-        EnqueueOptions unique = EnqueueOptions.builder().uniqueKey("u").build();
-        EnqueueOptions both = EnqueueOptions.builder().idempotencyKey("i").uniqueKey("u").build();
-        EnqueueOptions none = EnqueueOptions.defaults();
-
-        assertEquals(day, DedupKeys.retentionOrNull(idempotency, false, null));
-        assertEquals(HOUR, DedupKeys.retentionOrNull(idempotency, false, HOUR));
-        assertNull(DedupKeys.retentionOrNull(unique, false, null));
-        assertEquals(HOUR, DedupKeys.retentionOrNull(unique, false, HOUR));
-        assertNull(DedupKeys.retentionOrNull(both, false, null), "a uniqueKey wins, and its kind with it");
-        assertNull(DedupKeys.retentionOrNull(none, true, null), "derived");
-        assertNull(DedupKeys.retentionOrNull(none, true, HOUR), "derived keys ignore the client's default");
-        assertNull(DedupKeys.retentionOrNull(none, false, HOUR), "no key, no retention");
-
-        Duration asked = Duration.ofMinutes(5);
-        for (EnqueueOptions.Builder b : List.of(EnqueueOptions.builder().idempotencyKey("i"),
-                EnqueueOptions.builder().uniqueKey("u"))) {
-            assertEquals(asked, DedupKeys.retentionOrNull(b.keyRetention(asked).build(), false, HOUR));
-        }
-        EnqueueOptions derivedAsked = EnqueueOptions.builder().keyRetention(asked).build();
-        assertEquals(asked, DedupKeys.retentionOrNull(derivedAsked, true, null));
-        assertNull(DedupKeys.retentionOrNull(derivedAsked, false, null), "no key, no retention, whatever the call asks");
     }
 
     @Test

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import io.flexiq.internal.observability.Listeners;
+import io.flexiq.internal.worker.ClaimBuffer;
+import io.flexiq.internal.worker.NativeWorkerStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

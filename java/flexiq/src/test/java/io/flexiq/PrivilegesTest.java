@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.flexiq.EnqueueTest.Order;
+import io.flexiq.internal.worker.ClaimBuffer;
+import io.flexiq.internal.worker.NativeWorkerStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -23,11 +23,11 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Timeouts, overlapping attempts, odd errors and the lifecycle of workers and their client. */
-class WorkerEdgesTest {
+public class WorkerEdgesTest {
     static final Task<EnqueueTest.Order> CHARGE = EnqueueTest.CHARGE;
 
     /** Waits for {@code latch}, ignoring interrupts, as a badly behaved handler does. */
-    static void awaitIgnoringInterrupts(CountDownLatch latch) {
+    public static void awaitIgnoringInterrupts(CountDownLatch latch) {
         while (true) {
             try {
                 latch.await();

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
+import io.flexiq.internal.worker.ClaimBuffer;
+import io.flexiq.internal.worker.ForwardingStore;
+import io.flexiq.internal.worker.NativeWorkerStore;
+import io.flexiq.internal.worker.WorkerStore;
 import io.flexiq.test.PostgresServer;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,6 +1,10 @@
 package io.flexiq;
 
 import io.flexiq.internal.NativeBridge;
+import io.flexiq.internal.worker.ClaimBuffer;
+import io.flexiq.internal.worker.ForwardingStore;
+import io.flexiq.internal.worker.NativeWorkerStore;
+import io.flexiq.internal.worker.WorkerStore;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.flexiq.internal.worker.WorkerStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -16,11 +17,11 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /** Workers through the real native library and a real PostgreSQL. */
-class WorkerTest {
+public class WorkerTest {
     static final Task<EnqueueTest.Order> CHARGE = EnqueueTest.CHARGE;
     static final RetryPolicy FAST_RETRY = RetryPolicy.exponential(Duration.ofMillis(20), Duration.ofMillis(50));
 
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    public static void await(String what, BooleanSupplier condition) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > end) {

@@ -24,7 +24,7 @@ final class SameSql implements AutoCloseable {
     record Template(String sql, List<NativeBridge.Parameter> params) {
         /** Asks the core to prepare one keyed job, through a client of its own on {@code url}. */
         static Template of(String url) {
-            long client = NativeBridge.connect(url, EnqueueBench.SCHEMA, 1, 5_000, 5_000, false);
+            long client = NativeBridge.connect(url, null, EnqueueBench.SCHEMA, 1, 5_000, 5_000, false);
             try {
                 NativeBridge.Enqueue call = new NativeBridge.Enqueue(1, false);
                 call.add(EnqueueBench.TASK.name(), EnqueueBench.payload(42, 0), false, null, "template", false, null,

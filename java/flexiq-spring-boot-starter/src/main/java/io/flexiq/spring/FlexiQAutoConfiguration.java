@@ -87,6 +87,9 @@ public final class FlexiQAutoConfiguration {
         }
         FlexiQ.Builder builder = FlexiQ.builder(url).migrate(properties.isMigrate())
                 .maintenance(maintenance(properties.getMaintenance()));
+        if (properties.getDirectUrl() != null) {
+            PropertyCheck.apply("flexiq.direct-url", properties.getDirectUrl(), builder::directUrl);
+        }
         PropertyCheck.apply("flexiq.schema", properties.getSchema(), builder::schema);
         PropertyCheck.apply("flexiq.pool-size", properties.getPoolSize(), builder::poolSize);
         PropertyCheck.apply("flexiq.connect-timeout", properties.getConnectTimeout(), builder::connectTimeout);

@@ -22,6 +22,11 @@ public class FlexiQProperties {
      * of spring.datasource.url, username and password.
      */
     private String url;
+    /**
+     * A postgres:// URL that reaches PostgreSQL without a pooler in transaction mode, for
+     * FlexiQ's wake-ups and maintenance election; needed only when the url goes through one.
+     */
+    private String directUrl;
     /** The PostgreSQL schema holding FlexiQ's tables. */
     private String schema = "flexiq";
     /** The most connections FlexiQ's own pool opens (besides the application's DataSource). */
@@ -67,6 +72,16 @@ public class FlexiQProperties {
     /** Sets the database's postgres:// URL. */
     public void setUrl(String url) {
         this.url = url;
+    }
+
+    /** The direct postgres:// URL for wake-ups and the maintenance election, or null for none. */
+    public String getDirectUrl() {
+        return directUrl;
+    }
+
+    /** Sets the direct postgres:// URL for wake-ups and the maintenance election. */
+    public void setDirectUrl(String directUrl) {
+        this.directUrl = directUrl;
     }
 
     /** The PostgreSQL schema holding FlexiQ's tables (default flexiq). */

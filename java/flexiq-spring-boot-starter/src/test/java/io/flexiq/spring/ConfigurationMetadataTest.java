@@ -29,6 +29,7 @@ class ConfigurationMetadataTest {
         Map<String, String> expected = new TreeMap<>();
         expected.put("flexiq.enabled", "true");
         expected.put("flexiq.url", null);
+        expected.put("flexiq.direct-url", null);
         expected.put("flexiq.schema", "\"flexiq\"");
         expected.put("flexiq.pool-size", "10");
         expected.put("flexiq.connect-timeout", "\"5s\"");

@@ -110,11 +110,16 @@ public final class NativeBridge {
         return reader(nativeAutoKey(0, w.toBytes())).string();
     }
 
-    /** Connects a client; returns its handle. */
-    public static long connect(String url, String schema, int poolSize, long connectTimeoutMillis,
+    /**
+     * Connects a client; returns its handle.
+     *
+     * @param directUrl a URL that reaches PostgreSQL without a pooler that shares sessions, for
+     *     wake-ups and the maintenance election, or null
+     */
+    public static long connect(String url, String directUrl, String schema, int poolSize, long connectTimeoutMillis,
             long acquireTimeoutMillis, boolean migrate) {
         ensureLoaded();
-        Wire.Writer w = new Wire.Writer(128).string(url).string(schema).i32(poolSize)
+        Wire.Writer w = new Wire.Writer(128).string(url).string(directUrl).string(schema).i32(poolSize)
                 .i64(connectTimeoutMillis).i64(acquireTimeoutMillis).bool(migrate);
         return reader(nativeConnect(0, w.toBytes())).i64();
     }

@@ -1,0 +1,123 @@
+package io.flexiq.internal.enqueue;
+
+import io.flexiq.CanonicalJsonSerializer;
+import io.flexiq.EnqueueOptions;
+import io.flexiq.EnqueueResult;
+import io.flexiq.IdempotencyConflictException;
+import io.flexiq.PayloadSerializer;
+import io.flexiq.Task;
+import io.flexiq.internal.ApiAccess;
+import io.flexiq.internal.Limits;
+import io.flexiq.internal.NativeBridge;
+import io.flexiq.internal.observability.Listeners;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Entries on their way to the native core, sent in one call. Each entry's key is resolved here:
+ * the call receives the key the options name, or the request to derive it from the payload,
+ * never the inputs it came from. With {@link CanonicalJsonSerializer} the payload crosses as
+ * Jackson's JSON and the core puts it in canonical form before deriving the key, so that an
+ * enqueue crosses JNI once. When the client has listeners, each entry's outcome is published
+ * once the statement returns (for the application's connection: before its transaction ends).
+ */
+public final class EnqueueBatch {
+    private static final ApiAccess API = ApiAccess.get();
+
+    private final int size;
+    private final NativeBridge.Enqueue call;
+    private final StoredPayloads stored;
+    /** The client's retention for explicit keys, or null. */
+    private final Duration explicitKeyRetention;
+    /**
+     * The client's listeners, and for them each entry's task, queue and explicit key (null when
+     * it names none); null when none listen.
+     */
+    private final Listeners listeners;
+    private final List<String[]> entries;
+    /** The payload bytes added so far, as stored. */
+    private long payloadBytes;
+
+    public EnqueueBatch(int size, StoredPayloads stored, Duration explicitKeyRetention, Listeners listeners) {
+        this.size = size;
+        this.stored = stored;
+        this.explicitKeyRetention = explicitKeyRetention;
+        this.listeners = listeners.active() ? listeners : null;
+        this.call = new NativeBridge.Enqueue(size, this.listeners != null);
+        this.entries = this.listeners == null ? null : new ArrayList<>(size);
+    }
+
+    /**
+     * Serializes the payload (and encodes it, with a codec), resolves the key and its retention,
+     * and appends the entry.
+     */
+    public <T> void add(Task<T> task, T payload, EnqueueOptions options, PayloadSerializer serializer) {
+        // A codec encodes the canonical bytes, so they are made here rather than in the core.
+        byte[] json = !stored.encodes() && serializer instanceof CanonicalJsonSerializer c
+                ? API.jsonForNativeCanonicalForm(c, payload) : null;
+        byte[] bytes = json != null ? json : serializer.serialize(payload);
+        NativeBridge.Encoded encoded = stored.encode(task.name(), bytes);
+        int storedBytes = encoded != null ? encoded.bytes().length : bytes.length;
+        Limits.payloadSize(storedBytes);
+        payloadBytes += storedBytes;
+        Limits.batchPayloadSize(payloadBytes);
+        String key = KeyRules.explicitOrNull(options);
+        boolean derive = key == null && KeyRules.derives(task, options);
+        Duration retention = KeyRules.retentionOrNull(options, derive, explicitKeyRetention);
+        call.add(task.name(), bytes, json != null, encoded, key, derive, retention, options);
+        if (entries != null) {
+            entries.add(new String[] {task.name(), options.queue(), key});
+        }
+    }
+
+    /** Sends the batch in one native call (one statement); results in input order. */
+    public List<EnqueueResult> send(long client) {
+        try {
+            return results(call.send(client));
+        } catch (IdempotencyConflictException e) {
+            throw published(e);
+        }
+    }
+
+    /**
+     * Runs the batch's statement on the application's connection, in its transaction; results
+     * in input order. An empty batch touches neither the connection nor the native core.
+     */
+    public List<EnqueueResult> sendOn(Connection connection, long client) {
+        try {
+            return size == 0 ? List.of() : results(ConnectionEnqueue.run(connection, client, call));
+        } catch (IdempotencyConflictException e) {
+            throw published(e);
+        }
+    }
+
+    private List<EnqueueResult> results(NativeBridge.Enqueued out) {
+        List<EnqueueResult> results = new ArrayList<>(size);
+        for (int i = 0; i < out.jobIds().length; i++) {
+            results.add(API.enqueueResult(Long.toString(out.jobIds()[i]), out.outcomes()[i], out.reasons()[i]));
+        }
+        if (listeners != null) {
+            Instant now = Instant.now();
+            for (int i = 0; i < results.size(); i++) {
+                String[] e = entries.get(i);
+                // The core's view of the key the call named; a derived key is not shown.
+                boolean named = e[2] != null;
+                listeners.enqueued(API.enqueueEvent(e[0], e[1], results.get(i).outcome(), results.get(i).jobId(),
+                        named ? out.keyPreviews()[i] : null, named ? out.keyDigests()[i] : null, now));
+            }
+        }
+        return results;
+    }
+
+    private IdempotencyConflictException published(IdempotencyConflictException conflict) {
+        if (listeners != null && conflict.entryIndex() >= 0 && conflict.entryIndex() < entries.size()) {
+            String[] e = entries.get(conflict.entryIndex());
+            listeners.enqueued(API.enqueueEvent(e[0], e[1], null, conflict.existingJobId().orElse(null),
+                    conflict.keyPreview(), conflict.keyDigest(), Instant.now()));
+        }
+        return conflict;
+    }
+}
