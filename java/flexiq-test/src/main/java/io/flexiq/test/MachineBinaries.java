@@ -19,6 +19,16 @@ final class MachineBinaries {
     private MachineBinaries() {}
 
     /**
+     * Whether {@code env} names the binaries to use ({@code FLEXIQ_PG_BIN}): to test against a
+     * PostgreSQL version other than the embedded one, say. Such a choice wins over the embedded
+     * binaries too.
+     */
+    static boolean chosen(Map<String, String> env) {
+        String chosen = env.get("FLEXIQ_PG_BIN");
+        return chosen != null && !chosen.isEmpty();
+    }
+
+    /**
      * The directory holding {@code initdb}, {@code pg_ctl} and {@code postgres}: the one named by
      * {@code FLEXIQ_PG_BIN} in {@code env}, else the newest {@code /usr/lib/postgresql/<N>/bin},
      * else {@code pg_config --bindir}.

