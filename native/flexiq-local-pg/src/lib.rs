@@ -319,10 +319,13 @@ rm -rf "$3""#;
         })
     }
 
-    /// Starts a streaming standby of this server, a copy taken by `pg_basebackup`, with the
-    /// given settings: for tests of a failover ([`Self::promote`]). The server must be durable
-    /// for a standby to follow it safely; initdb's trust rules let the copy replicate.
-    pub fn start_standby(&self, options: &Options) -> Result<LocalPostgres, Error> {
+    /// Starts a streaming standby of this server, with the given settings: for tests of a
+    /// failover ([`Self::promote`]). The copy is taken by `pg_basebackup` where it sits beside
+    /// the server binaries; the binary-only distributions lack it, and there this server is shut
+    /// down for a moment and its data directory copied as it lies. Either way initdb's trust
+    /// rules let the copy replicate. The server must be durable for a standby to follow it
+    /// safely.
+    pub fn start_standby(&mut self, options: &Options) -> Result<LocalPostgres, Error> {
         for (name, value) in &options.settings {
             validate_setting(name, value)?;
         }
@@ -340,18 +343,46 @@ rm -rf "$3""#;
         };
         fs::create_dir(&standby.socket_dir)
             .map_err(io_err("create directory", &standby.socket_dir))?;
-        if standby.as_pg_user {
-            standby.give_to_pg_user(&standby.root)?;
-        }
         let basebackup = standby.bin_dir.join("pg_basebackup");
-        let mut cmd = standby.server_command(&basebackup);
-        cmd.args(["-h", "127.0.0.1", "-U", PG_USER, "-p"])
-            .arg(self.port.to_string())
-            .arg("-D")
-            .arg(&standby.data_dir)
-            // -R: standby.signal and primary_conninfo, so that it starts as a standby.
-            .args(["-R", "-X", "stream", "--no-sync"]);
-        run_checked(&mut cmd)?;
+        if basebackup.is_file() {
+            if standby.as_pg_user {
+                standby.give_to_pg_user(&standby.root)?;
+            }
+            let mut cmd = standby.server_command(&basebackup);
+            cmd.args(["-h", "127.0.0.1", "-U", PG_USER, "-p"])
+                .arg(self.port.to_string())
+                .arg("-D")
+                .arg(&standby.data_dir)
+                // -R: standby.signal and primary_conninfo, so that it starts as a standby.
+                .args(["-R", "-X", "stream", "--no-sync"]);
+            run_checked(&mut cmd)?;
+        } else {
+            // A cluster shut down cleanly is consistent on disk: its copy starts as a standby
+            // that streams from where the shutdown checkpoint left off.
+            self.shut_down()?;
+            let mut copy = Command::new("cp");
+            copy.arg("-a").arg(&self.data_dir).arg(&standby.data_dir);
+            let copied = run_checked(&mut copy);
+            self.restart()?;
+            copied?;
+            let signal = standby.data_dir.join("standby.signal");
+            fs::write(&signal, "").map_err(io_err("write", &signal))?;
+            let auto = standby.data_dir.join("postgresql.auto.conf");
+            fs::OpenOptions::new()
+                .append(true)
+                .open(&auto)
+                .and_then(|mut f| {
+                    writeln!(
+                        f,
+                        "primary_conninfo = 'host=127.0.0.1 port={} user={PG_USER}'",
+                        self.port
+                    )
+                })
+                .map_err(io_err("append to", &auto))?;
+            if standby.as_pg_user {
+                standby.give_to_pg_user(&standby.root)?;
+            }
+        }
         let mut attempt = 1;
         loop {
             standby.port = free_port()?;

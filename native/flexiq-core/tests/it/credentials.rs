@@ -24,8 +24,8 @@ impl PasswordSource for Rotating {
     }
 }
 
-/// A superuser that logs in with a password (scram-sha-256 from TCP, ahead of the server's
-/// trust rules), named for this process.
+/// A superuser that logs in with a password from TCP, ahead of the server's trust rules (md5,
+/// which checks a password stored as SCRAM by SCRAM), named for this process.
 async fn role_with_password(password: &str) -> String {
     let role = format!("rotating_{}", std::process::id());
     let admin = sqlx::PgPool::connect(&common::server().url())
@@ -39,11 +39,8 @@ async fn role_with_password(password: &str) -> String {
     .expect("role");
     let hba = common::server().data_dir().join("pg_hba.conf");
     let rules = std::fs::read_to_string(&hba).expect("pg_hba.conf");
-    std::fs::write(
-        &hba,
-        format!("host all {role} 127.0.0.1/32 scram-sha-256\n{rules}"),
-    )
-    .expect("pg_hba.conf");
+    std::fs::write(&hba, format!("host all {role} 127.0.0.1/32 md5\n{rules}"))
+        .expect("pg_hba.conf");
     sqlx::query("SELECT pg_reload_conf()")
         .execute(&admin)
         .await
