@@ -166,7 +166,7 @@ async fn flaky(client: &Client, retry: RetryPolicy) -> i64 {
     let mut request = JobRequest::new("flaky", b"{}".to_vec());
     request.max_attempts = i32::MAX;
     request.retry = retry;
-    common::accepted(&client, &request).await
+    common::accepted(client, &request).await
 }
 
 #[tokio::test]

@@ -25,7 +25,7 @@ async fn run_once(client: &Client, task: &str) -> Attempt {
 async fn dead_job(client: &Client, key: &str) -> i64 {
     let mut request = JobRequest::new("charge", b"{}".to_vec()).with_key(key);
     request.max_attempts = 1;
-    let id = common::accepted(&client, &request).await;
+    let id = common::accepted(client, &request).await;
     let attempt = run_once(client, "charge").await;
     let failed = client
         .worker_store()
