@@ -198,6 +198,9 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
                             .description("Jobs put back to work after their worker's lease passed")
                             .tags("task", e.task()).register(registry).increment();
                 }
+                case RECORDED_LATE -> Counter.builder("flexiq.late.outcomes")
+                        .description("Outcomes recorded after their lease passed and a rescue had moved the job")
+                        .tags("task", e.task()).register(registry).increment();
                 default -> { }
             }
         }
