@@ -116,8 +116,8 @@ class DashboardSecuritySnippetTest {
                     .withClassLoader(snippetLoader)
                     .withInitializer(new FlexiQPostgresInitializer())
                     .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                            FlexiQAutoConfiguration.class, FlexiQDashboardConfiguration.class,
-                            TomcatServletWebServerAutoConfiguration.class, SecurityFilterAutoConfiguration.class,
+                            FlexiQAutoConfiguration.class, FlexiQBoot4Configuration.class,
+                            FlexiQDashboardConfiguration.class, TomcatServletWebServerAutoConfiguration.class, SecurityFilterAutoConfiguration.class,
                             JacksonAutoConfiguration.class,
                             HttpMessageConvertersAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
                             WebMvcAutoConfiguration.class, ErrorMvcAutoConfiguration.class,
