@@ -9,6 +9,9 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import io.flexiq.internal.worker.ForwardingStore;
 import io.flexiq.internal.worker.NativeWorkerStore;
 import io.flexiq.internal.worker.WorkerStore;
+import io.flexiq.micrometer.FlexiQMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -37,8 +40,11 @@ class LateOutcomeTest {
     @Test
     void aCompletionAfterItsLastAttemptWasDeadLetteredByARescueIsRecorded() throws Exception {
         ObservabilityTest.Recorder recorder = new ObservabilityTest.Recorder();
-        try (CapturedLogs logs = new CapturedLogs(); FlexiQ queue = TestDatabase.client()) {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (CapturedLogs logs = new CapturedLogs(); FlexiQ queue = TestDatabase.client();
+                FlexiQMetrics metrics = new FlexiQMetrics(queue)) {
             queue.addListener(recorder);
+            metrics.bindTo(registry);
             String id = queue.enqueue(CHARGE, new EnqueueTest.Order(1, 100),
                     EnqueueOptions.builder().maxAttempts(1).build());
             CountDownLatch started = new CountDownLatch(1);
@@ -74,6 +80,8 @@ class LateOutcomeTest {
             assertEquals(List.of(JobEvent.Kind.RECORDED_LATE, JobEvent.Kind.COMPLETED),
                     recorder.jobs(e -> e.jobId().equals(id) && (e.kind() == JobEvent.Kind.RECORDED_LATE
                             || e.kind() == JobEvent.Kind.COMPLETED)).stream().map(JobEvent::kind).toList());
+            await("the counter", () -> registry.find("flexiq.late.outcomes").counter() != null
+                    && registry.find("flexiq.late.outcomes").counter().count() == 1.0);
         }
     }
 
