@@ -7,17 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import io.flexiq.test.PostgresServer;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -99,11 +94,11 @@ class WorkerCrashTest {
                 // The outage itself: real time the worker must ride out with PostgreSQL gone.
                 Thread.sleep(seconds * 1_000L);
                 pg.restart();
-                await("every job to finish", () -> finished(pg, schema) == JOBS);
+                await("every job to finish", () -> WorkerOutageTest.finished(pg, schema) == JOBS);
             });
             Set<Long> twice = runs.entrySet().stream().filter(e -> e.getValue().get() > 1).map(Map.Entry::getKey)
                     .collect(Collectors.toCollection(TreeSet::new));
-            return new Round(schema, states(pg, schema), runs.size(), twice,
+            return new Round(schema, WorkerOutageTest.states(pg, schema), runs.size(), twice,
                     jobsOf(logs.at(Level.WARN, "forgot this attempt's claim")),
                     logs.at(Level.WARN, "recorded all the same").size(),
                     logs.matching(e -> e.getFormattedMessage().contains("the lease of attempt")).size(),
@@ -119,27 +114,6 @@ class WorkerCrashTest {
     private static Set<Long> jobsOf(List<ILoggingEvent> lines) {
         return lines.stream().map(e -> Long.valueOf(e.getMDCPropertyMap().get("flexiq.jobId")))
                 .collect(Collectors.toCollection(TreeSet::new));
-    }
-
-    private static long finished(PostgresServer pg, String schema) {
-        try {
-            Map<String, Long> states = states(pg, schema);
-            return states.getOrDefault("completed", 0L) + states.getOrDefault("dead", 0L);
-        } catch (Exception e) {
-            return -1; // PostgreSQL not back yet
-        }
-    }
-
-    private static Map<String, Long> states(PostgresServer pg, String schema) throws Exception {
-        Map<String, Long> states = new TreeMap<>();
-        try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
-                Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT state, count(*) FROM " + schema + ".jobs GROUP BY state")) {
-            while (r.next()) {
-                states.put(r.getString(1), r.getLong(2));
-            }
-        }
-        return states;
     }
 
     /** Busy loops in other processes, one per core, to load the machine as a busy host would be. */
