@@ -95,23 +95,30 @@ pub(crate) fn positional(sql: &str) -> String {
     out
 }
 
+/// Fails unless `sql` (with `$n` placeholders, as sent) names each parameter once, in order,
+/// and holds no `?`, so that [`positional`] turns it into what JDBC runs.
+#[cfg(test)]
+pub(crate) fn assert_fit_for_positional(sql: &str) {
+    let mut numbers = Vec::new();
+    let mut rest = sql;
+    while let Some(at) = rest.find('$') {
+        rest = &rest[at + 1..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if let Ok(n) = digits.parse::<usize>() {
+            numbers.push(n);
+        }
+    }
+    assert_eq!(numbers, (1..=numbers.len()).collect::<Vec<_>>(), "{sql}");
+    assert!(!numbers.is_empty(), "no parameter: {sql}");
+    assert!(
+        !sql.contains('?'),
+        "a ? would be taken for a placeholder: {sql}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The parameter numbers of a statement, in the order they appear.
-    fn numbers_in_order(sql: &str) -> Vec<usize> {
-        let mut numbers = Vec::new();
-        let mut rest = sql;
-        while let Some(at) = rest.find('$') {
-            rest = &rest[at + 1..];
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            if let Ok(n) = digits.parse() {
-                numbers.push(n);
-            }
-        }
-        numbers
-    }
 
     #[test]
     fn placeholders_become_question_marks() {
@@ -128,14 +135,10 @@ mod tests {
             include_str!("../sql/resolve_keyed.sql"),
             include_str!("../sql/collapse_job.sql"),
         ] {
-            let sql = crate::schema::Schema::new("s")
-                .expect("valid")
-                .statement(template);
-            let numbers = numbers_in_order(&sql);
-            assert_eq!(numbers, (1..=numbers.len()).collect::<Vec<_>>(), "{sql}");
-            assert!(
-                !sql.contains('?'),
-                "a ? would be taken for a placeholder: {sql}"
+            assert_fit_for_positional(
+                &crate::schema::Schema::new("s")
+                    .expect("valid")
+                    .statement(template),
             );
         }
     }

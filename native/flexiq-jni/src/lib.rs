@@ -73,6 +73,7 @@ static NATIVES: &[Native] = natives! {
     "nativeAttemptsNow" => on_client(worker::attempts_now),
     "nativeSaveCheckpoint" => on_client(worker::save_checkpoint),
     "nativeCheckpoint" => on_client(worker::checkpoint),
+    "nativeTransactionStatements" => on_client(worker::transaction_statements),
     "nativeWorkGeneration" => on_client(worker::work_generation),
     "nativeAwaitWork" => on_client(worker::await_work),
     "nativeWakeWorkers" => on_client(worker::wake_workers),

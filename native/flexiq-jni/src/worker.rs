@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use flexiq_core::{Attempt, ClaimedJob, Client, RescuedJob};
+use flexiq_core::{Attempt, ClaimedJob, Client, RescuedJob, MAX_CHECKPOINT_BYTES};
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
 
@@ -237,6 +237,21 @@ pub(crate) fn save_checkpoint(
     w.bool(block_on(
         client.worker_store().save_checkpoint(attempt, &name, value),
     )??);
+    Ok(())
+}
+
+/// `nativeTransactionStatements(client, ∅)` → text complete, text saveCheckpoint, i32 the most
+/// bytes a checkpoint holds: the statements a handler runs on the application's connection, in
+/// its transaction (JDBC placeholders).
+pub(crate) fn transaction_statements(
+    client: &Client,
+    _: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let statements = client.worker_store().in_transaction();
+    w.string(&statements.complete)?;
+    w.string(&statements.save_checkpoint)?;
+    w.i32(MAX_CHECKPOINT_BYTES as i32);
     Ok(())
 }
 

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::pool::{Pool, Repeat};
 use crate::schema::Schema;
+use crate::statement;
 use crate::validate;
 use positions::{Position, Positions};
 
@@ -115,6 +116,21 @@ pub struct WorkerStore {
     /// Where claims have got to in their queues.
     positions: Positions,
     sql: Statements,
+    in_transaction: TransactionStatements,
+}
+
+/// The statements a handler runs on a connection of the application's, inside its own
+/// transaction, so that they commit with the handler's writes or not at all; with JDBC's `?`
+/// placeholders. They are the worker's own statements, so that either way of recording an
+/// outcome decides alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransactionStatements {
+    /// Completes one attempt's job (parameters: an array of one job id, an array of one attempt
+    /// number); returns a row (id, late) when the attempt still held the job, none otherwise.
+    pub complete: String,
+    /// Stores a checkpoint (job id, attempt number, name, value) while the attempt holds the
+    /// job; one row affected when it did.
+    pub save_checkpoint: String,
 }
 
 /// The worker store's statements, with the schema filled in once.
@@ -147,42 +163,66 @@ fn held_attempts_statement(s: &Schema, template: &str, held: Held) -> String {
         Held::Running => "false",
         Held::RunningOrRescued => "true",
     };
-    s.statement(&template.replace(
-        "{held_attempts}",
+    // Its comment lines go first: put after the template's `WITH held AS (`, the first would
+    // join that line.
+    let held_attempts = s.statement(
         &include_str!("../../sql/held_attempts.sql").replace("{rescued_too}", rescued_too),
-    ))
+    );
+    s.statement(&template.replace("{held_attempts}", &held_attempts))
+}
+
+impl Statements {
+    fn for_schema(s: &Schema) -> Statements {
+        Statements {
+            claim: s.statement(include_str!("../../sql/claim.sql")),
+            recover_claim: s.statement(include_str!("../../sql/recover_claim.sql")),
+            complete_attempts: held_attempts_statement(
+                s,
+                include_str!("../../sql/complete_attempts.sql"),
+                Held::RunningOrRescued,
+            ),
+            extend_leases: held_attempts_statement(
+                s,
+                include_str!("../../sql/extend_leases.sql"),
+                Held::Running,
+            ),
+            fail_attempt: s.statement(include_str!("../../sql/fail_attempt.sql")),
+            rescue_expired: s.statement(include_str!("../../sql/rescue_expired.sql")),
+            return_attempts: held_attempts_statement(
+                s,
+                include_str!("../../sql/return_attempts.sql"),
+                Held::Running,
+            ),
+            attempts_now: s.statement(include_str!("../../sql/attempts_now.sql")),
+            save_checkpoint: s.statement(include_str!("../../sql/save_checkpoint.sql")),
+            checkpoint: s.statement(include_str!("../../sql/checkpoint.sql")),
+        }
+    }
+}
+
+impl TransactionStatements {
+    fn of(sql: &Statements) -> TransactionStatements {
+        TransactionStatements {
+            complete: statement::positional(&sql.complete_attempts),
+            save_checkpoint: statement::positional(&sql.save_checkpoint),
+        }
+    }
 }
 
 impl WorkerStore {
     pub(crate) fn new(pool: Arc<Pool>, s: &Schema) -> WorkerStore {
+        let sql = Statements::for_schema(s);
         WorkerStore {
             pool,
             positions: Positions::default(),
-            sql: Statements {
-                claim: s.statement(include_str!("../../sql/claim.sql")),
-                recover_claim: s.statement(include_str!("../../sql/recover_claim.sql")),
-                complete_attempts: held_attempts_statement(
-                    s,
-                    include_str!("../../sql/complete_attempts.sql"),
-                    Held::RunningOrRescued,
-                ),
-                extend_leases: held_attempts_statement(
-                    s,
-                    include_str!("../../sql/extend_leases.sql"),
-                    Held::Running,
-                ),
-                fail_attempt: s.statement(include_str!("../../sql/fail_attempt.sql")),
-                rescue_expired: s.statement(include_str!("../../sql/rescue_expired.sql")),
-                return_attempts: held_attempts_statement(
-                    s,
-                    include_str!("../../sql/return_attempts.sql"),
-                    Held::Running,
-                ),
-                attempts_now: s.statement(include_str!("../../sql/attempts_now.sql")),
-                save_checkpoint: s.statement(include_str!("../../sql/save_checkpoint.sql")),
-                checkpoint: s.statement(include_str!("../../sql/checkpoint.sql")),
-            },
+            in_transaction: TransactionStatements::of(&sql),
+            sql,
         }
+    }
+
+    /// The statements a handler runs in its own transaction (see [`TransactionStatements`]).
+    pub fn in_transaction(&self) -> &TransactionStatements {
+        &self.in_transaction
     }
 
     /// Claims up to `limit` due jobs of `queues` whose task is one of `tasks`, each under a
@@ -500,6 +540,24 @@ fn millis(d: Duration) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statements_for_a_handler_s_transaction_name_each_parameter_once_in_order() {
+        let sql = Statements::for_schema(&Schema::new("s").expect("valid"));
+        for (sent, for_jdbc) in [
+            (
+                &sql.complete_attempts,
+                TransactionStatements::of(&sql).complete,
+            ),
+            (
+                &sql.save_checkpoint,
+                TransactionStatements::of(&sql).save_checkpoint,
+            ),
+        ] {
+            statement::assert_fit_for_positional(sent);
+            assert_eq!(for_jdbc, statement::positional(sent));
+        }
+    }
 
     #[test]
     fn errors_lose_their_nuls_and_their_excess_but_say_so() {

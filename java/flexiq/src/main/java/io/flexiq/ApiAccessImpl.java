@@ -1,7 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.ApiAccess;
-import io.flexiq.internal.worker.Checkpoints;
+import io.flexiq.internal.worker.AttemptStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -37,9 +37,9 @@ final class ApiAccessImpl extends ApiAccess {
     }
 
     @Override
-    public JobContext jobContext(Checkpoints checkpoints, PayloadSerializer serializer, long jobId, int attempt,
+    public JobContext jobContext(AttemptStore store, PayloadSerializer serializer, long jobId, int attempt,
             int maxAttempts, String queue, String task) {
-        return new JobContext(checkpoints, serializer, jobId, attempt, maxAttempts, queue, task);
+        return new JobContext(store, serializer, jobId, attempt, maxAttempts, queue, task);
     }
 
     @Override

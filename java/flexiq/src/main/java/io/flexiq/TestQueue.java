@@ -1,6 +1,7 @@
 package io.flexiq;
 
-import io.flexiq.internal.worker.Checkpoints;
+import io.flexiq.internal.worker.AttemptStore;
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,7 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>Payloads still go through Jackson both ways, so a payload that would not serialize
  *       fails here as it would in production; the native rewrite to canonical JSON is skipped,
  *       so its refusals (integers beyond 2^53, inexact decimals) show only against
- *       {@link FlexiQ}. Checkpoints live in memory.</li>
+ *       {@link FlexiQ}. Checkpoints live in memory, those stored on a connection too, and
+ *       {@link JobContext#completeIn} runs nothing on its connection: the job completes as its
+ *       handler returns.</li>
  * </ul>
  */
 public final class TestQueue implements JobQueue {
@@ -81,7 +84,7 @@ public final class TestQueue implements JobQueue {
         long id = nextId.incrementAndGet();
         byte[] bytes = serializer.serialize(payload);
         try {
-            registered.run(serializer, bytes, new JobContext(new InMemoryCheckpoints(), serializer, id, 1,
+            registered.run(serializer, bytes, new JobContext(new InMemoryAttempt(), serializer, id, 1,
                     options.maxAttempts(), options.queue(), task.name()));
         } catch (Exception e) {
             throw new FlexiQException("handler of task " + task.name() + " failed on job " + id + ": " + e, e);
@@ -121,8 +124,12 @@ public final class TestQueue implements JobQueue {
         }
     }
 
-    /** One job's checkpoints, kept for as long as its only attempt runs. */
-    private static final class InMemoryCheckpoints implements Checkpoints {
+    /**
+     * One job's only attempt: its checkpoints kept for as long as it runs, those stored on a
+     * connection too (nothing is run on the connection), and its completion in a transaction
+     * left to the handler's return.
+     */
+    private static final class InMemoryAttempt implements AttemptStore {
         private final Map<String, byte[]> values = new HashMap<>();
 
         @Override
@@ -133,6 +140,21 @@ public final class TestQueue implements JobQueue {
         @Override
         public boolean save(String name, byte[] value) {
             values.put(name, value);
+            return true;
+        }
+
+        @Override
+        public boolean saveIn(Connection connection, String name, byte[] value) {
+            return save(name, value);
+        }
+
+        @Override
+        public void completesInTransaction() {
+            // The job completes as the handler returns, whatever its transactions did.
+        }
+
+        @Override
+        public boolean completeIn(Connection connection) {
             return true;
         }
     }

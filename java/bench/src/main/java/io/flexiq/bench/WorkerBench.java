@@ -3,6 +3,7 @@ package io.flexiq.bench;
 import io.flexiq.EnqueueOptions;
 import io.flexiq.EnqueueRequest;
 import io.flexiq.FlexiQ;
+import io.flexiq.JobHandler;
 import io.flexiq.Task;
 import io.flexiq.Worker;
 import io.flexiq.test.PostgresServer;
@@ -66,7 +67,7 @@ public final class WorkerBench {
     /** Runs the benchmark, or (first argument {@code child}) one worker process of it. */
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("child")) {
-            child(args[1]);
+            child(args[1], Handler.valueOf(args[2]), args[3]);
             return;
         }
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 50_000;
@@ -79,7 +80,7 @@ public final class WorkerBench {
             System.out.printf(Locale.ROOT, "%n" + LABEL, "claimed and completed, no-op handler",
                     "FlexiQ jobs/s", "limit jobs/s", "ratio");
             for (int processes : new int[] {1, 2}) {
-                double api = workerProcesses(queue, pg, jobs, processes, 0);
+                double api = workerProcesses(queue, pg, jobs, processes, 0, Handler.NO_OP);
                 double raw = claimAndCompleteLimit(queue, pg, jobs, processes, false);
                 System.out.printf(Locale.ROOT, ROW, processes + (processes == 1 ? " worker process, fresh table"
                         : " worker processes, fresh table"), api, raw, api / raw, loadAverage());
@@ -90,13 +91,30 @@ public final class WorkerBench {
             double[] keyed = new double[KEYED_ROUNDS];
             double[] unkeyed = new double[KEYED_ROUNDS];
             for (int round = 0; round < KEYED_ROUNDS; round++) {
-                unkeyed[round] = workerProcesses(queue, pg, jobs, 1, 0);
-                keyed[round] = workerProcesses(queue, pg, jobs, 1, 1_000);
+                unkeyed[round] = workerProcesses(queue, pg, jobs, 1, 0, Handler.NO_OP);
+                keyed[round] = workerProcesses(queue, pg, jobs, 1, 1_000, Handler.NO_OP);
             }
             System.out.printf(Locale.ROOT, LABEL, "medians of " + KEYED_ROUNDS + " alternating rounds", "FlexiQ jobs/s",
                     "no keys", "ratio");
             System.out.printf(Locale.ROOT, ROW, "1 process, 1,000 concurrency keys of limit 2", median(keyed),
                     median(unkeyed), median(keyed) / median(unkeyed), loadAverage());
+            // A handler that writes one row to the same database per job: committed alone and the
+            // job completed the ordinary way, against the row and the completion in one
+            // transaction (JobContext.completeIn), alternating as above.
+            // A tenth of the jobs: each run commits once per job.
+            createEffects(pg);
+            int writeJobs = Math.max(1_000, jobs / 10);
+            double[] inTransaction = new double[KEYED_ROUNDS];
+            double[] ordinary = new double[KEYED_ROUNDS];
+            for (int round = 0; round < KEYED_ROUNDS; round++) {
+                ordinary[round] = workerProcesses(queue, pg, writeJobs, 1, 0, Handler.WRITE);
+                inTransaction[round] = workerProcesses(queue, pg, writeJobs, 1, 0, Handler.WRITE_IN_TRANSACTION);
+            }
+            System.out.printf(Locale.ROOT, LABEL, String.format(Locale.ROOT, "handler writing a row, %,d jobs, medians",
+                    writeJobs),
+                    "FlexiQ jobs/s", "ordinary", "ratio");
+            System.out.printf(Locale.ROOT, ROW, "1 process, completed in the handler's transaction",
+                    median(inTransaction), median(ordinary), median(inTransaction) / median(ordinary), loadAverage());
             System.out.printf(Locale.ROOT, "%n" + LABEL, "claimed and completed, no-op handler",
                     "FlexiQ jobs/s", "limit jobs/s", "ratio");
             // What a service meets after an outage or a burst: the jobs wait, autovacuum analyzes
@@ -179,12 +197,31 @@ public final class WorkerBench {
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    /** Jobs per second for worker JVMs draining {@code jobs} due jobs. */
-    static double workerProcesses(FlexiQ queue, PostgresServer pg, int jobs, int processes, int keys)
-            throws Exception {
+    /** What the worker processes' handler does with each job. */
+    enum Handler {
+        /** Nothing. */
+        NO_OP,
+        /** Inserts a row into {@value #EFFECTS}, committed alone; the job completes as the handler returns. */
+        WRITE,
+        /** Inserts the row and completes the job in one transaction ({@code JobContext.completeIn}). */
+        WRITE_IN_TRANSACTION
+    }
+
+    /** The table the writing handlers insert into: one row per run. */
+    private static final String EFFECTS = SCHEMA + "_effects";
+
+    private static void createEffects(PostgresServer pg) throws Exception {
+        try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + EFFECTS + " (job_id bigint NOT NULL, attempt int NOT NULL)");
+        }
+    }
+
+    /** Jobs per second for worker JVMs draining {@code jobs} due jobs with {@code handler}. */
+    static double workerProcesses(FlexiQ queue, PostgresServer pg, int jobs, int processes, int keys,
+            Handler handler) throws Exception {
         List<Process> children = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
-            children.add(startChild(pg));
+            children.add(startChild(pg, handler));
         }
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
             // Warm-up: the workers' JIT compilation is not what is measured.
@@ -219,7 +256,7 @@ public final class WorkerBench {
      * alone (a 50,000-job drain lasts about two seconds).
      */
     static double backlogDrained(FlexiQ queue, PostgresServer pg, int jobs, int warmUp) throws Exception {
-        Process child = startChild(pg);
+        Process child = startChild(pg, Handler.NO_OP);
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
             fill(queue, pg, warmUp, Instant.now(), 0);
             waitUntilDrained(c);
@@ -264,10 +301,11 @@ public final class WorkerBench {
         }
     }
 
-    private static Process startChild(PostgresServer pg) throws Exception {
+    private static Process startChild(PostgresServer pg, Handler handler) throws Exception {
         return new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dflexiq.bench.concurrency=" + CONCURRENCY, "-Dflexiq.bench.prefetch=" + PREFETCH, "-Dflexiq.bench.claimBatch=" + CLAIM_BATCH,
-                "-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child", pg.url())
+                "-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child", pg.url(),
+                handler.name(), pg.jdbcUrl())
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
     }
@@ -283,19 +321,20 @@ public final class WorkerBench {
     }
 
     /**
-     * One worker process of the benchmark: runs no-op ticks until its input closes. A line
-     * {@code pause} closes its worker, {@code go} starts a new one in the same (warm) JVM; each
-     * is answered with the same line once done.
+     * One worker process of the benchmark: runs ticks with {@code handler} until its input
+     * closes. A line {@code pause} closes its worker, {@code go} starts a new one in the same
+     * (warm) JVM; each is answered with the same line once done.
      */
-    static void child(String url) throws Exception {
+    static void child(String url, Handler handler, String jdbcUrl) throws Exception {
         try (FlexiQ queue = FlexiQ.builder(url).schema(SCHEMA).poolSize(4).build()) {
-            Worker worker = childWorker(queue);
+            JobHandler<Tick> run = handlerOf(handler, jdbcUrl);
+            Worker worker = childWorker(queue, run);
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line; (line = in.readLine()) != null; ) {
                 if (line.equals("pause")) {
                     worker.close();
                 } else if (line.equals("go")) {
-                    worker = childWorker(queue);
+                    worker = childWorker(queue, run);
                 }
                 System.out.println(line);
                 System.out.flush();
@@ -304,9 +343,36 @@ public final class WorkerBench {
         }
     }
 
-    private static Worker childWorker(FlexiQ queue) {
+    /** The handler {@code handler} names; the writing ones keep a connection per handler thread. */
+    private static JobHandler<Tick> handlerOf(Handler handler, String jdbcUrl) {
+        if (handler == Handler.NO_OP) {
+            return (tick, job) -> {};
+        }
+        boolean inTransaction = handler == Handler.WRITE_IN_TRANSACTION;
+        ThreadLocal<Connection> connections = new ThreadLocal<>();
+        String insert = "INSERT INTO " + EFFECTS + " (job_id, attempt) VALUES (?, ?)";
+        return (tick, job) -> {
+            Connection c = connections.get();
+            if (c == null) {
+                c = DriverManager.getConnection(jdbcUrl);
+                c.setAutoCommit(!inTransaction);
+                connections.set(c);
+            }
+            try (PreparedStatement ps = c.prepareStatement(insert)) {
+                ps.setLong(1, Long.parseLong(job.jobId()));
+                ps.setInt(2, job.attempt());
+                ps.executeUpdate();
+            }
+            if (inTransaction) {
+                job.completeIn(c);
+                c.commit();
+            }
+        };
+    }
+
+    private static Worker childWorker(FlexiQ queue, JobHandler<Tick> handler) {
         return queue.worker()
-                .handle(TICK, (tick, job) -> {})
+                .handle(TICK, handler)
                 .concurrency(CONCURRENCY)
                 .prefetch(PREFETCH)
                 .claimBatch(CLAIM_BATCH)

@@ -45,7 +45,8 @@ import tools.jackson.databind.json.JsonMapper;
  *   <li>with spring-jdbc, the primary {@link JobQueue}, a {@link TransactionalJobQueue} that
  *       enqueues in the Spring-managed transaction in progress;
  *   <li>with {@link FlexiQHandler} beans, a worker running them in the application's lifecycle
- *       ({@link FlexiQWorkerLifecycle}; off with {@code flexiq.worker.enabled=false});
+ *       ({@link FlexiQWorkerLifecycle}; off with {@code flexiq.worker.enabled=false}), the job of
+ *       a {@code @Transactional} handler completed in its transaction ({@link HandlerTransactions});
  *   <li>with a Micrometer {@link MeterRegistry} bean, {@link FlexiQMetrics}, which Spring Boot
  *       binds to it (the {@code flexiq.*} meters; {@code /actuator/metrics} lists them).
  * </ul>
@@ -158,11 +159,27 @@ public final class FlexiQAutoConfiguration {
     @ConditionalOnBooleanProperty(name = "flexiq.worker.enabled", matchIfMissing = true)
     @ConditionalOnMissingBean
     FlexiQWorkerLifecycle flexiqWorker(FlexiQ client, List<FlexiQHandler<?>> handlers, FlexiQProperties properties,
-            Environment environment) {
+            Environment environment, ObjectProvider<HandlerTransactions> transactions) {
         ThreadFactory handlerThreads = virtualThreads(environment)
                 ? new VirtualThreadTaskExecutor("flexiq-handler-").getVirtualThreadFactory()
                 : null;
-        return new FlexiQWorkerLifecycle(client, handlers, properties.getWorker(), handlerThreads);
+        return new FlexiQWorkerLifecycle(client, handlers, properties.getWorker(), handlerThreads,
+                transactions.getIfAvailable());
+    }
+
+    /**
+     * With Spring's transactions and JDBC: the job of a {@code @Transactional} handler completes
+     * in that transaction ({@link HandlerTransactions}).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.transaction.TransactionExecutionListener",
+            "org.springframework.jdbc.datasource.DataSourceUtils"})
+    static class TransactionsConfiguration {
+        /** Static: a bean post-processor, created before the beans it processes. */
+        @Bean
+        static HandlerTransactions flexiqHandlerTransactions(ObjectProvider<DataSource> dataSource) {
+            return new HandlerTransactions(dataSource);
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.flexiq.spring;
 
 import io.flexiq.FlexiQ;
+import io.flexiq.JobContext;
 import io.flexiq.Worker;
 import java.util.HashMap;
 import java.util.List;
@@ -10,7 +11,9 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Runs the application's {@link FlexiQHandler} beans in one {@link Worker} that starts and stops
- * with the application context.
+ * with the application context. Built by the auto-configuration, it completes the job of a
+ * handler whose {@code handle} method is {@code @Transactional} in that transaction (see
+ * {@link JobContext#completeIn}).
  *
  * <p><b>Phase.</b> {@value #PHASE} ({@code SmartLifecycle.DEFAULT_PHASE - 1024}), the phase of
  * Spring Boot's web server graceful shutdown. Spring stops the beans of one phase together, so
@@ -32,6 +35,8 @@ public final class FlexiQWorkerLifecycle implements SmartLifecycle {
     private final FlexiQProperties.Worker settings;
     /** The handlers' threads, or null for the worker's own platform threads. */
     private final ThreadFactory handlerThreads;
+    /** Completes the jobs of {@code @Transactional} handlers in their transaction; null: no such binding. */
+    private final HandlerTransactions transactions;
     private final Object lock = new Object();
     private Worker worker;
 
@@ -43,6 +48,16 @@ public final class FlexiQWorkerLifecycle implements SmartLifecycle {
      */
     public FlexiQWorkerLifecycle(FlexiQ client, List<FlexiQHandler<?>> handlers, FlexiQProperties.Worker settings,
             ThreadFactory handlerThreads) {
+        this(client, handlers, settings, handlerThreads, null);
+    }
+
+    /**
+     * As the auto-configuration builds it: also completing the jobs of {@code @Transactional}
+     * handlers in their transaction through {@code transactions}, if not null.
+     */
+    FlexiQWorkerLifecycle(FlexiQ client, List<FlexiQHandler<?>> handlers, FlexiQProperties.Worker settings,
+            ThreadFactory handlerThreads, HandlerTransactions transactions) {
+        this.transactions = transactions;
         this.client = client;
         this.handlers = List.copyOf(handlers);
         this.settings = settings;
@@ -75,14 +90,14 @@ public final class FlexiQWorkerLifecycle implements SmartLifecycle {
                 builder.handlerThreads(handlerThreads);
             }
             for (FlexiQHandler<?> handler : handlers) {
-                register(builder, handler);
+                register(builder, handler, transactions);
             }
             worker = builder.build().start();
         }
     }
 
-    private static <T> void register(Worker.Builder builder, FlexiQHandler<T> handler) {
-        builder.handle(handler.task(), handler);
+    private static <T> void register(Worker.Builder builder, FlexiQHandler<T> handler, HandlerTransactions transactions) {
+        builder.handle(handler.task(), transactions == null ? handler : transactions.bind(handler));
     }
 
     /** Stops the worker on this thread: running handlers finish within the shutdown timeout. */

@@ -10,7 +10,7 @@ import io.flexiq.JobInfo;
 import io.flexiq.JobState;
 import io.flexiq.NonReplaceableReason;
 import io.flexiq.PayloadSerializer;
-import io.flexiq.internal.worker.Checkpoints;
+import io.flexiq.internal.worker.AttemptStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -78,8 +78,8 @@ public abstract class ApiAccess {
     public abstract JobEvent jobEvent(JobEvent.Kind kind, String jobId, String task, String queue, int attempt,
             int maxAttempts, String error, Duration retryDelay, Duration handlerDuration, Duration startLatency);
 
-    /** {@code new JobContext(checkpoints, serializer, jobId, attempt, maxAttempts, queue, task)}. */
-    public abstract JobContext jobContext(Checkpoints checkpoints, PayloadSerializer serializer, long jobId,
+    /** {@code new JobContext(store, serializer, jobId, attempt, maxAttempts, queue, task)}. */
+    public abstract JobContext jobContext(AttemptStore store, PayloadSerializer serializer, long jobId,
             int attempt, int maxAttempts, String queue, String task);
 
     /**

@@ -784,6 +784,22 @@ public final class NativeBridge {
         return r.bool() ? r.bytes() : null;
     }
 
+    /**
+     * The statements a handler runs on a connection of the application's, in its transaction,
+     * with JDBC's placeholders: completing its attempt's job (an int8 array and an int4 array of
+     * one element each; a row when the attempt held the job), and storing a checkpoint (job id,
+     * attempt, name, value; one row when the attempt held the job), values of at most
+     * {@code maxCheckpointBytes}.
+     */
+    public record TransactionStatements(String complete, String saveCheckpoint, int maxCheckpointBytes) {}
+
+    /** The client's {@link TransactionStatements}. */
+    public static TransactionStatements transactionStatements(long client) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeTransactionStatements(client, null));
+        return new TransactionStatements(r.string(), r.string(), r.i32());
+    }
+
     /** The client's wake-up generation; starts its listener on first use. */
     public static long workGeneration(long client) {
         ensureLoaded();
@@ -905,6 +921,8 @@ public final class NativeBridge {
     private static native byte[] nativeSaveCheckpoint(long client, byte[] request);
 
     private static native byte[] nativeCheckpoint(long client, byte[] request);
+
+    private static native byte[] nativeTransactionStatements(long client, byte[] request);
 
     private static native byte[] nativeWorkGeneration(long client, byte[] request);
 

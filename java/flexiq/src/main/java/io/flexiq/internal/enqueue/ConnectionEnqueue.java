@@ -1,8 +1,6 @@
 package io.flexiq.internal.enqueue;
 
-import io.flexiq.StorageException;
-import io.flexiq.StorageUnavailableException;
-import io.flexiq.TransactionRetryException;
+import io.flexiq.internal.ApplicationConnections;
 import io.flexiq.internal.NativeBridge;
 import java.sql.Array;
 import java.sql.Connection;
@@ -28,7 +26,7 @@ final class ConnectionEnqueue {
             rows = execute(connection, statement);
         } catch (SQLException e) {
             NativeBridge.discard(statement);
-            throw failure(e);
+            throw ApplicationConnections.failure(e, "enqueue", "FlexiQ.grantProducer(role)");
         } catch (RuntimeException | Error e) {
             NativeBridge.discard(statement);
             throw e;
@@ -63,35 +61,5 @@ final class ConnectionEnqueue {
             }
         }
         return rows;
-    }
-
-    /** The exception for a failed statement on the caller's connection, saying what to do. */
-    static StorageException failure(SQLException e) {
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        // The driver's first line is the server's message; the lines after it (detail, the
-        // PL/pgSQL context) stay in the cause.
-        String said = e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
-        String where = "enqueue on the application's connection failed (SQLSTATE " + state + "): "
-                + said + "; ";
-        if (state.equals("40001") || state.equals("40P01")) {
-            return new TransactionRetryException(where + "roll the transaction back and run it again", state, e);
-        }
-        if (state.equals("25P02")) {
-            return new StorageException(where + "the transaction had already failed before this enqueue; roll it"
-                    + " back, then retry", e);
-        }
-        if (state.startsWith("08")) {
-            return new StorageUnavailableException(where + "the connection to PostgreSQL is broken; get another"
-                    + " connection and retry the transaction", e);
-        }
-        if (state.equals("42P01") || state.equals("42883") || state.equals("3F000")) {
-            return new StorageException(where + "is the schema migrated (FlexiQ.migrate()), and is the connection's"
-                    + " database the client's?", e);
-        }
-        if (state.equals("42501")) {
-            return new StorageException(where + "the connection's role lacks privileges on the schema; grant them"
-                    + " with FlexiQ.grantProducer(role)", e);
-        }
-        return new StorageException(where + "the transaction must be rolled back", e);
     }
 }

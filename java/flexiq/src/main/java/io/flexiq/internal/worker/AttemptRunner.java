@@ -191,7 +191,9 @@ final class AttemptRunner {
             named.close();
         }
         if (a.settle()) {
-            if (failure == null) {
+            if (failure == null && a.isCompletedInTransaction()) {
+                outcomes.completedInTransaction(a);
+            } else if (failure == null) {
                 outcomes.succeeded(a);
             } else {
                 outcomes.failed(a, describe(failure), failure);

@@ -33,6 +33,10 @@ final class HeldAttempt {
     private final AtomicBoolean settled = new AtomicBoolean();
     /** Whether its handler thread is done with it, or will never run it. */
     private final AtomicBoolean handlerDone = new AtomicBoolean();
+    /** Whether its handler completes the job in a transaction of its own (see {@code JobContext.completeIn}). */
+    private volatile boolean completesInTransaction;
+    /** Whether that transaction has run the completion, which locks the job's row until it ends. */
+    private volatile boolean completionRunInTransaction;
     /** The handler thread while the handler runs; guarded by this. */
     private Thread runner;
     /** When its handler started and returned, by {@link System#nanoTime()}; 0 until then. Guarded by this. */
@@ -64,6 +68,28 @@ final class HeldAttempt {
 
     boolean settled() {
         return settled.get();
+    }
+
+    /**
+     * Its handler completes the job in a transaction of the application's: whether it did is
+     * read once the handler returns, rather than the job completed then.
+     */
+    void completesInTransaction() {
+        completesInTransaction = true;
+    }
+
+    boolean isCompletedInTransaction() {
+        return completesInTransaction;
+    }
+
+    /** That transaction runs the completion: the job's row is locked there until it ends. */
+    void completionRunsInTransaction() {
+        completesInTransaction = true;
+        completionRunInTransaction = true;
+    }
+
+    boolean isCompletionRunInTransaction() {
+        return completionRunInTransaction;
     }
 
     /** Its handler starts on {@code thread}; returns how long the job waited from its due time. */

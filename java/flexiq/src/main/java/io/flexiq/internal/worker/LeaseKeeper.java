@@ -19,6 +19,9 @@ import org.slf4j.LoggerFactory;
  * passed and the job moved on) is dropped and its handler interrupted, for another attempt of
  * the job may be running elsewhere.
  *
+ * <p>An attempt whose handler completes its job in a transaction of its own is left alone from
+ * then on: that transaction locks the job's row, and an extension would wait for it to end.
+ *
  * <p>Leases are extended every third of the lease. While PostgreSQL does not answer, the
  * extension is tried again every {@value #RETRY_MILLIS} ms at most, and the claimer, once its
  * own calls go through again, extends the leases before it rescues or claims anything: the
@@ -82,6 +85,7 @@ final class LeaseKeeper {
      */
     synchronized void extend() {
         List<HeldAttempt> snapshot = held.snapshot();
+        snapshot.removeIf(HeldAttempt::isCompletionRunInTransaction);
         if (snapshot.isEmpty()) {
             return;
         }

@@ -6,6 +6,8 @@ import java.util.List;
 /** {@link WorkerStore} over the native core, for one client handle. */
 public final class NativeWorkerStore implements WorkerStore {
     private final long handle;
+    /** Read once, on first use. */
+    private volatile NativeBridge.TransactionStatements transactionStatements;
 
     public NativeWorkerStore(long handle) {
         this.handle = handle;
@@ -78,5 +80,15 @@ public final class NativeWorkerStore implements WorkerStore {
     @Override
     public boolean saveCheckpoint(long id, int attempt, String name, byte[] value) {
         return NativeBridge.saveCheckpoint(handle, id, attempt, name, value);
+    }
+
+    @Override
+    public NativeBridge.TransactionStatements transactionStatements() {
+        NativeBridge.TransactionStatements statements = transactionStatements;
+        if (statements == null) {
+            statements = NativeBridge.transactionStatements(handle);
+            transactionStatements = statements;
+        }
+        return statements;
     }
 }

@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Records how attempts ended, on a thread of its own: completions in batches, failures one by
- * one, unfinished attempts given back. An outcome PostgreSQL cannot take now (it is unavailable)
+ * one, unfinished attempts given back. A handler that completed its job in its own transaction
+ * has that completion confirmed instead: read back in batches, and, where the transaction did
+ * not commit, recorded as a failed attempt. An outcome PostgreSQL cannot take now (it is unavailable)
  * is kept and tried again, its lease still extended meanwhile, so a short outage neither runs a
  * finished handler again nor lets its job's lease pass; only a worker closing gives up, at its
  * deadline. Each failed attempt is logged once recorded: a warning while the job has attempts
@@ -41,7 +43,7 @@ final class OutcomeRecorder implements Runnable {
     private static final long LAST_RETRY_MILLIS = 1_000;
     private static final long IDLE_WAIT_MILLIS = 20;
 
-    private enum Kind { SUCCEEDED, FAILED, GIVEN_BACK }
+    private enum Kind { SUCCEEDED, COMPLETED_IN_TRANSACTION, FAILED, GIVEN_BACK }
 
     /** An attempt's outcome; a failure has its error as stored and, if it threw, what it threw. */
     private record Outcome(HeldAttempt attempt, Kind kind, String error, Throwable thrown) {}
@@ -51,6 +53,7 @@ final class OutcomeRecorder implements Runnable {
     private final Listeners listeners;
     private final LinkedBlockingQueue<Outcome> arrived = new LinkedBlockingQueue<>();
     private final List<HeldAttempt> completions = new ArrayList<>();
+    private final List<HeldAttempt> confirmations = new ArrayList<>();
     private final List<Outcome> failures = new ArrayList<>();
     private final List<HeldAttempt> givenBack = new ArrayList<>();
     /** Completions tried without an answer (PostgreSQL went away mid-call): they may have committed. */
@@ -68,6 +71,11 @@ final class OutcomeRecorder implements Runnable {
 
     void succeeded(HeldAttempt a) {
         arrived.add(new Outcome(a, Kind.SUCCEEDED, null, null));
+    }
+
+    /** Attempt {@code a}'s handler returned after completing its job in a transaction of its own. */
+    void completedInTransaction(HeldAttempt a) {
+        arrived.add(new Outcome(a, Kind.COMPLETED_IN_TRANSACTION, null, null));
     }
 
     /** Attempt {@code a} failed with {@code error}; {@code thrown} is what its handler threw, if anything. */
@@ -129,7 +137,8 @@ final class OutcomeRecorder implements Runnable {
                 return false;
             }
             add(first);
-            if (first.kind() == Kind.SUCCEEDED && arrived.size() < COMPLETION_BATCH) {
+            if ((first.kind() == Kind.SUCCEEDED || first.kind() == Kind.COMPLETED_IN_TRANSACTION)
+                    && arrived.size() < COMPLETION_BATCH) {
                 // A moment's wait lets completions gather into fewer, larger commits.
                 Thread.sleep(COMPLETION_LINGER_MILLIS);
             }
@@ -143,19 +152,24 @@ final class OutcomeRecorder implements Runnable {
     private void add(Outcome o) {
         switch (o.kind()) {
             case SUCCEEDED -> completions.add(o.attempt());
+            case COMPLETED_IN_TRANSACTION -> confirmations.add(o.attempt());
             case FAILED -> failures.add(o);
             case GIVEN_BACK -> givenBack.add(o.attempt());
         }
     }
 
     private boolean nothingPending() {
-        return completions.isEmpty() && failures.isEmpty() && givenBack.isEmpty();
+        return completions.isEmpty() && confirmations.isEmpty() && failures.isEmpty() && givenBack.isEmpty();
     }
 
     /** Records every pending outcome it can; false when PostgreSQL was unavailable for one. */
     private boolean recordPending() {
         if (!completions.isEmpty()
                 && !tryRecord(() -> complete(completions), () -> drop(completions), completions.size() + " completions")) {
+            return false;
+        }
+        if (!confirmations.isEmpty() && !tryRecord(this::confirm, () -> drop(confirmations),
+                "confirming " + confirmations.size() + " completions in handlers' transactions")) {
             return false;
         }
         for (Iterator<Outcome> it = failures.iterator(); it.hasNext(); ) {
@@ -235,6 +249,41 @@ final class OutcomeRecorder implements Runnable {
     }
 
     /**
+     * Reads back the jobs that handlers completed in their own transactions: a job completed by
+     * its attempt is done; one that its attempt still holds, or that a rescue took from it while
+     * no later attempt started, was not completed (the transaction rolled back, or was still open
+     * when the handler returned), and the attempt is recorded as failed; one a later attempt took
+     * is that attempt's.
+     */
+    private void confirm() {
+        Map<Long, NativeBridge.JobAttempt> now = new HashMap<>();
+        for (NativeBridge.JobAttempt j : store.attemptsNow(HeldAttempt.ids(confirmations))) {
+            now.put(j.id(), j);
+        }
+        List<HeldAttempt> refused = new ArrayList<>();
+        for (HeldAttempt a : confirmations) {
+            NativeBridge.JobAttempt j = now.get(a.id);
+            if (j != null && j.attempt() == a.attempt && j.state() == JobState.COMPLETED) {
+                held.remove(a);
+                if (listeners.active()) {
+                    listeners.job(a.completedEvent());
+                }
+            } else if (j != null && j.attempt() == a.attempt) {
+                failures.add(new Outcome(a, Kind.FAILED, "the handler returned, but the transaction in which it"
+                        + " completed the job did not commit (it was rolled back, or was still open when the handler"
+                        + " returned)", null));
+            } else {
+                held.remove(a);
+                refused.add(a);
+            }
+        }
+        confirmations.clear();
+        if (!refused.isEmpty()) {
+            refused(refused, "succeeded", null);
+        }
+    }
+
+    /**
      * Says that attempt {@code a}, completed in the same statement as an earlier run of the same
      * attempt of its job, is that job's second run in this worker: the first run's claim was
      * forgotten by a crash of PostgreSQL, and the job claimed again at the same attempt.
@@ -288,6 +337,8 @@ final class OutcomeRecorder implements Runnable {
             } else if (j.attempt() > a.attempt) {
                 why = "its lease had passed, and attempt " + j.attempt() + " of the job has started since (the job is "
                         + j.state().name().toLowerCase(Locale.ROOT) + "); that attempt decides";
+            } else if (j.attempt() == a.attempt && j.state() == JobState.COMPLETED && a.isCompletedInTransaction()) {
+                why = "the handler's transaction had completed the job before the failure, and the job stays completed";
             } else if (j.attempt() == a.attempt && j.state() == JobState.COMPLETED && error == null
                     && unanswered.contains(a)) {
                 // An earlier try of this very completion committed; its answer was lost.
@@ -373,10 +424,11 @@ final class OutcomeRecorder implements Runnable {
         rest.forEach(this::add);
         if (!nothingPending()) {
             LOG.warn("the worker closed before PostgreSQL took the outcomes of "
-                    + (completions.size() + failures.size() + givenBack.size())
+                    + (completions.size() + confirmations.size() + failures.size() + givenBack.size())
                     + " attempts; their jobs run again once their leases pass");
         }
         drop(completions);
+        drop(confirmations);
         failures.forEach(f -> held.remove(f.attempt()));
         failures.clear();
         drop(givenBack);

@@ -47,4 +47,7 @@ public interface WorkerStore {
 
     /** Stores a checkpoint while the attempt holds its job; false when it no longer does. */
     boolean saveCheckpoint(long id, int attempt, String name, byte[] value);
+
+    /** The statements a handler runs in its own transaction (see {@link ApplicationTransaction}). */
+    NativeBridge.TransactionStatements transactionStatements();
 }

@@ -389,4 +389,9 @@ final class FakeWorkerStore implements WorkerStore {
         checkpoints.put(id + "/" + name, value);
         return true;
     }
+
+    @Override
+    public NativeBridge.TransactionStatements transactionStatements() {
+        throw new UnsupportedOperationException("the fake store runs no SQL on an application's connection");
+    }
 }

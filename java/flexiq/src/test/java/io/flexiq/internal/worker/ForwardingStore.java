@@ -75,4 +75,9 @@ public class ForwardingStore implements WorkerStore {
     public boolean saveCheckpoint(long id, int attempt, String name, byte[] value) {
         return next.saveCheckpoint(id, attempt, name, value);
     }
+
+    @Override
+    public NativeBridge.TransactionStatements transactionStatements() {
+        return next.transactionStatements();
+    }
 }
