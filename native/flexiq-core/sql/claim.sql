@@ -82,9 +82,10 @@ WITH async AS MATERIALIZED (
            rescued_attempt = NULL
      WHERE j.id = ANY (ARRAY(SELECT c.id FROM chosen c))
     RETURNING j.id, j.queue, j.task, j.payload, j.payload_codec, j.attempt, j.max_attempts,
-              j.timeout_ms, j.priority, j.run_at
+              j.timeout_ms, j.priority, j.run_at, j.trace_context
 )
 SELECT c.id, c.queue, c.task, c.payload, c.payload_codec, c.attempt, c.max_attempts, c.timeout_ms,
+       c.trace_context::text AS trace_context,
        (extract(epoch FROM now() - c.run_at) * 1000000)::bigint AS waited_us,
        c.priority,
        -- Exactly, on PostgreSQL 13 too (see job_columns.sql).

@@ -64,6 +64,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "late outcomes and leases through a restart: the attempt a rescue took each job from, the lease of each running attempt",
         sql: include_str!("../migrations/0009_rescued_attempts.sql"),
     },
+    Migration {
+        version: 10,
+        description: "tracing: the trace context each job was enqueued in",
+        sql: include_str!("../migrations/0010_trace_context.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,

@@ -41,7 +41,7 @@ fn write_ids(w: &mut Writer, attempts: &[Attempt]) -> BridgeResult<()> {
 
 /// Claimed jobs: list of (i64 id, i32 attempt, i32 maxAttempts, optional i64 timeoutMillis,
 /// i32 queue index, i32 task index, bytes payload, text-or-null payload codec, i64
-/// waitedMicros); queue and task are indexes into the lists the claim named, so that Java keeps
+/// waitedMicros, text-or-null trace context); queue and task are indexes into the lists the claim named, so that Java keeps
 /// its own strings.
 fn write_claimed(
     w: &mut Writer,
@@ -67,6 +67,7 @@ fn write_claimed(
         w.bytes(&job.payload)?;
         w.opt_string(job.payload_codec.as_deref())?;
         w.i64(job.waited_us);
+        w.opt_string(job.trace_context.as_deref())?;
     }
     Ok(())
 }

@@ -414,6 +414,18 @@ pub const FIELDS: &[Field] = &[
         wire: None,
         param: compared("flow", "jsonb", Value::Text(|e| e.flow.as_deref())),
     },
+    Field {
+        name: "traceContext",
+        wire: Some(Wire::OptText(|d, v| d.request.trace_context = v)),
+        param: Some(Param {
+            name: "trace_context",
+            sql_type: "jsonb",
+            value: Value::Text(|e| e.request.trace_context.as_deref()),
+            stored: column("trace_context", "jsonb"),
+            compared: false,
+            key: false,
+        }),
+    },
 ];
 
 /// The statement parameters, in order.

@@ -133,6 +133,10 @@ pub struct JobRequest {
     pub tags: Vec<String>,
     pub key_retention_ms: Option<i64>,
     pub flow: Flow,
+    /// The trace context of the enqueuing span, as its propagator's carrier entries in a JSON
+    /// object, stored with the job for its attempts' spans; outside the key and the fingerprint,
+    /// so that a replay from another trace still replays.
+    pub trace_context: Option<String>,
 }
 
 impl JobRequest {
@@ -153,6 +157,7 @@ impl JobRequest {
             tags: Vec::new(),
             key_retention_ms: None,
             flow: Flow::default(),
+            trace_context: None,
         }
     }
 
@@ -204,6 +209,9 @@ impl JobRequest {
             validate::stored_duration("keyRetention", ms, 0)?;
         }
         self.validate_flow()?;
+        if let Some(context) = &self.trace_context {
+            validate_trace_context(context)?;
+        }
         let r = &self.retry;
         validate::stored_duration("retry initialDelay", r.initial_ms, 0)?;
         validate::stored_duration("retry maxDelay", r.max_ms, 0)?;
@@ -298,6 +306,26 @@ impl JobRequest {
     }
 }
 
+/// The most bytes of a trace context: a W3C `traceparent` is 55, and `tracestate` at most 512.
+const MAX_TRACE_CONTEXT_BYTES: usize = 4096;
+
+/// Refuses a trace context that is not a JSON object of texts within the limit.
+fn validate_trace_context(context: &str) -> Result<()> {
+    let refused = |why: &str| {
+        Err(Error::InvalidArgument(format!(
+            "traceContext {why}: it must be a JSON object of texts (a propagator's carrier) of at most {MAX_TRACE_CONTEXT_BYTES} bytes"
+        )))
+    };
+    if context.len() > MAX_TRACE_CONTEXT_BYTES {
+        return refused(&format!("is {} bytes", context.len()));
+    }
+    match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(context) {
+        Ok(entries) if entries.values().all(serde_json::Value::is_string) => Ok(()),
+        Ok(_) => refused("holds a value that is not a text"),
+        Err(_) => refused("is not a JSON object"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,6 +344,28 @@ mod tests {
         r.payload = b"{}".to_vec();
         r.encoded.as_mut().expect("encoded").bytes = vec![0; validate::MAX_PAYLOAD_BYTES + 1];
         assert!(matches!(r.validate(), Err(Error::InvalidPayload(_))));
+    }
+
+    #[test]
+    fn a_trace_context_is_a_json_object_of_texts_within_its_limit() {
+        let with = |context: &str| {
+            let mut r = JobRequest::new("t", b"{}".to_vec());
+            r.trace_context = Some(context.into());
+            r.validate()
+        };
+        with(r#"{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}"#)
+            .expect("a W3C carrier");
+        with("{}").expect("an empty carrier");
+        for refused in [
+            "[]",
+            r#"{"traceparent": 1}"#,
+            "not json",
+            &format!(r#"{{"t":"{}"}}"#, "x".repeat(MAX_TRACE_CONTEXT_BYTES)),
+        ] {
+            let e = with(refused).expect_err(refused).to_string();
+            assert!(e.starts_with("traceContext "), "{e}");
+            assert!(e.contains("JSON object of texts"), "{e}");
+        }
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub struct ClaimedJob {
     pub attempt: i32,
     pub max_attempts: i32,
     pub timeout_ms: Option<i64>,
+    /// The trace context the job was enqueued in (a JSON object of carrier entries), if any.
+    pub trace_context: Option<String>,
     /// Microseconds from the job's due time (its enqueue, schedule or retry) to its claim.
     pub waited_us: i64,
 }

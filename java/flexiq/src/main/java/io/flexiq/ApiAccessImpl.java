@@ -1,6 +1,7 @@
 package io.flexiq;
 
 import io.flexiq.internal.ApiAccess;
+import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.worker.AttemptStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,5 +55,10 @@ final class ApiAccessImpl extends ApiAccess {
     @Override
     public byte[] jsonForNativeCanonicalForm(CanonicalJsonSerializer serializer, Object payload) {
         return serializer.jsonForNativeCanonicalForm(payload);
+    }
+
+    @Override
+    public Listeners listeners(FlexiQ client) {
+        return client.listeners();
     }
 }

@@ -10,11 +10,14 @@ import io.flexiq.PasswordSupplier;
 import io.flexiq.PayloadCodec;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.micrometer.FlexiQMetrics;
+import io.flexiq.opentelemetry.FlexiQTracing;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.opentelemetry.api.OpenTelemetry;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -48,7 +51,9 @@ import tools.jackson.databind.json.JsonMapper;
  *       ({@link FlexiQWorkerLifecycle}; off with {@code flexiq.worker.enabled=false}), the job of
  *       a {@code @Transactional} handler completed in its transaction ({@link HandlerTransactions});
  *   <li>with a Micrometer {@link MeterRegistry} bean, {@link FlexiQMetrics}, which Spring Boot
- *       binds to it (the {@code flexiq.*} meters; {@code /actuator/metrics} lists them).
+ *       binds to it (the {@code flexiq.*} meters; {@code /actuator/metrics} lists them);
+ *   <li>with an OpenTelemetry {@link OpenTelemetry} bean, tracing of enqueues and attempts
+ *       ({@link FlexiQTracing}; off with {@code flexiq.tracing.enabled=false}).
  * </ul>
  * Each bean gives way to one of the application's own.
  *
@@ -165,6 +170,23 @@ public final class FlexiQAutoConfiguration {
                 : null;
         return new FlexiQWorkerLifecycle(client, handlers, properties.getWorker(), handlerThreads,
                 transactions.getIfAvailable());
+    }
+
+    /**
+     * With OpenTelemetry's API and an {@link OpenTelemetry} bean (Spring Boot's, with Micrometer
+     * Tracing's OpenTelemetry bridge, or the application's own): the client's enqueues and
+     * attempts are traced ({@link FlexiQTracing}), from the moment every singleton exists, before
+     * the worker starts. Off with {@code flexiq.tracing.enabled=false}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.opentelemetry.api.OpenTelemetry")
+    @ConditionalOnBooleanProperty(name = "flexiq.tracing.enabled", matchIfMissing = true)
+    static class TracingConfiguration {
+        @Bean
+        static SmartInitializingSingleton flexiqTracing(ObjectProvider<FlexiQ> client,
+                ObjectProvider<OpenTelemetry> openTelemetry) {
+            return () -> client.ifAvailable(c -> openTelemetry.ifUnique(otel -> FlexiQTracing.enable(c, otel)));
+        }
     }
 
     /**

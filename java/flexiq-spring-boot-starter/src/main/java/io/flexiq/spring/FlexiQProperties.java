@@ -52,6 +52,7 @@ public class FlexiQProperties {
     private final Metrics metrics = new Metrics();
     private final Maintenance maintenance = new Maintenance();
     private final Dashboard dashboard = new Dashboard();
+    private final Tracing tracing = new Tracing();
     private final Encryption encryption = new Encryption();
 
     /** Whether to auto-configure FlexiQ at all (default true). */
@@ -346,6 +347,30 @@ public class FlexiQProperties {
     /** The dashboard's settings. */
     public Dashboard getDashboard() {
         return dashboard;
+    }
+
+    /** Tracing's settings. */
+    public Tracing getTracing() {
+        return tracing;
+    }
+
+    /**
+     * The {@code flexiq.tracing.*} properties: OpenTelemetry spans of enqueues and attempts, when
+     * the application has OpenTelemetry's API and an {@code OpenTelemetry} bean.
+     */
+    public static class Tracing {
+        /** Whether to trace enqueues and attempts (when the application has an OpenTelemetry bean). */
+        private boolean enabled = true;
+
+        /** Whether to trace enqueues and attempts (default true). */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** Sets whether to trace enqueues and attempts. */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /**

@@ -49,6 +49,7 @@ class ConfigurationMetadataTest {
         expected.put("flexiq.encryption.fingerprint-key", null);
         expected.put("flexiq.dashboard.enabled", "true");
         expected.put("flexiq.dashboard.path", "\"/flexiq\"");
+        expected.put("flexiq.tracing.enabled", "true");
         expected.put("flexiq.worker.enabled", "true");
         expected.put("flexiq.worker.queues", "\"default\"");
         expected.put("flexiq.worker.concurrency", "10");

@@ -4,12 +4,14 @@ import io.flexiq.CanonicalJsonSerializer;
 import io.flexiq.EnqueueEvent;
 import io.flexiq.EnqueueOutcome;
 import io.flexiq.EnqueueResult;
+import io.flexiq.FlexiQ;
 import io.flexiq.JobContext;
 import io.flexiq.JobEvent;
 import io.flexiq.JobInfo;
 import io.flexiq.JobState;
 import io.flexiq.NonReplaceableReason;
 import io.flexiq.PayloadSerializer;
+import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.worker.AttemptStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -94,4 +96,7 @@ public abstract class ApiAccess {
 
     /** {@code serializer.jsonForNativeCanonicalForm(payload)}. */
     public abstract byte[] jsonForNativeCanonicalForm(CanonicalJsonSerializer serializer, Object payload);
+
+    /** The client's listeners and tracing. */
+    public abstract Listeners listeners(FlexiQ client);
 }

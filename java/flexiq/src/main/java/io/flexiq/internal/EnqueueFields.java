@@ -22,7 +22,7 @@ final class EnqueueFields {
 
     /** What one entry carries: the resolved key (or the request to derive it) and the options. */
     record Entry(String task, byte[] payload, boolean canonicalize, NativeBridge.Encoded encoded, String key,
-            boolean deriveKey, Duration keyRetention, EnqueueOptions options) {}
+            boolean deriveKey, Duration keyRetention, EnqueueOptions options, String traceContext) {}
 
     /** One field: its name, its wire kind as the core names it, and how it is written. */
     record Field(String name, String kind, BiConsumer<Wire.Writer, Entry> write) {}
@@ -55,7 +55,8 @@ final class EnqueueFields {
                     e -> e.options().concurrencyKey().map(k -> (long) e.options().concurrencyLimit())),
             optLong("debounce", e -> e.options().debounce().map(Duration::toMillis)),
             optLong("maxWait", e -> e.options().maxWait().map(Duration::toMillis)),
-            optLong("throttle", e -> e.options().throttle().map(Duration::toMillis)));
+            optLong("throttle", e -> e.options().throttle().map(Duration::toMillis)),
+            optText("traceContext", Entry::traceContext));
 
     /** Writes every field of {@code entry}. */
     static void write(Wire.Writer w, Entry entry) {

@@ -222,15 +222,16 @@ public final class NativeBridge {
          * @param keyRetention how long the key stays bound past acceptance as the caller resolved
          *     it from the kind of key, or null (not {@code options.keyRetention()}: that is only
          *     what the call asked)
+         * @param traceContext the trace context to store with the job (a JSON object), or null
          */
         public void add(String task, byte[] payload, boolean canonicalize, Encoded encoded, String key,
-                boolean deriveKey, Duration keyRetention, EnqueueOptions options) {
+                boolean deriveKey, Duration keyRetention, EnqueueOptions options, String traceContext) {
             if (added == size) {
                 throw new IllegalStateException("this enqueue has room for " + size + " entries");
             }
             added++;
             EnqueueFields.write(w, new EnqueueFields.Entry(task, payload, canonicalize, encoded, key, deriveKey,
-                    keyRetention, options));
+                    keyRetention, options, traceContext));
         }
 
         /** Sends the entries in one native call; the results are in input order. */
@@ -601,15 +602,16 @@ public final class NativeBridge {
      * under a lease, marked with {@code token}, into the output arrays (queue and task as indexes
      * into the arrays passed; timeout {@code Long.MIN_VALUE} when none; the payload as stored, with
      * the id of the codec that encoded it or null; how long each waited from its due time to the
-     * claim, in µs); returns how many.
+     * claim, in µs; the trace context it was enqueued in, a JSON object, or null); returns how many.
      */
     public static int claim(long client, String[] queues, String[] tasks, int limit, long leaseMillis, long token,
             long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
-            int[] taskIndexes, byte[][] payloads, String[] payloadCodecs, long[] waitedMicros) {
+            int[] taskIndexes, byte[][] payloads, String[] payloadCodecs, long[] waitedMicros,
+            String[] traceContexts) {
         ensureLoaded();
         byte[] request = claimRequest(queues, tasks, Math.min(limit, ids.length), leaseMillis, token);
         return readClaimed(nativeClaim(client, request), ids, attempts, maxAttempts, timeoutMillis, queueIndexes,
-                taskIndexes, payloads, payloadCodecs, waitedMicros);
+                taskIndexes, payloads, payloadCodecs, waitedMicros, traceContexts);
     }
 
     /**
@@ -618,11 +620,12 @@ public final class NativeBridge {
      */
     public static int recoverClaim(long client, String[] queues, String[] tasks, long leaseMillis, long token,
             long[] ids, int[] attempts, int[] maxAttempts, long[] timeoutMillis, int[] queueIndexes,
-            int[] taskIndexes, byte[][] payloads, String[] payloadCodecs, long[] waitedMicros) {
+            int[] taskIndexes, byte[][] payloads, String[] payloadCodecs, long[] waitedMicros,
+            String[] traceContexts) {
         ensureLoaded();
         byte[] request = claimRequest(queues, tasks, ids.length, leaseMillis, token);
         return readClaimed(nativeRecoverClaim(client, request), ids, attempts, maxAttempts, timeoutMillis,
-                queueIndexes, taskIndexes, payloads, payloadCodecs, waitedMicros);
+                queueIndexes, taskIndexes, payloads, payloadCodecs, waitedMicros, traceContexts);
     }
 
     private static byte[] claimRequest(String[] queues, String[] tasks, int limit, long leaseMillis, long token) {
@@ -631,7 +634,7 @@ public final class NativeBridge {
 
     private static int readClaimed(byte[] response, long[] ids, int[] attempts, int[] maxAttempts,
             long[] timeoutMillis, int[] queueIndexes, int[] taskIndexes, byte[][] payloads, String[] payloadCodecs,
-            long[] waitedMicros) {
+            long[] waitedMicros, String[] traceContexts) {
         Wire.Reader r = reader(response);
         int n = r.i32();
         for (int i = 0; i < n; i++) {
@@ -645,6 +648,7 @@ public final class NativeBridge {
             payloads[i] = r.bytes();
             payloadCodecs[i] = r.string();
             waitedMicros[i] = r.i64();
+            traceContexts[i] = r.string();
         }
         return n;
     }

@@ -10,6 +10,7 @@ import io.flexiq.internal.ApiAccess;
 import io.flexiq.internal.Limits;
 import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.observability.Listeners;
+import io.flexiq.internal.observability.Tracing;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +24,8 @@ import java.util.List;
  * Jackson's JSON and the core puts it in canonical form before deriving the key, so that an
  * enqueue crosses JNI once. When the client has listeners, each entry's outcome is published
  * once the statement returns (for the application's connection: before its transaction ends).
+ * With tracing on, the call is a span, whose context each entry carries to be stored with its
+ * job.
  */
 public final class EnqueueBatch {
     private static final ApiAccess API = ApiAccess.get();
@@ -38,6 +41,10 @@ public final class EnqueueBatch {
      */
     private final Listeners listeners;
     private final List<String[]> entries;
+    /** The client's tracing, or null when it is off. */
+    private final Tracing tracing;
+    /** The call's span, begun with its first entry; null without tracing. */
+    private Tracing.EnqueueSpan span;
     /** The payload bytes added so far, as stored. */
     private long payloadBytes;
 
@@ -46,8 +53,10 @@ public final class EnqueueBatch {
         this.stored = stored;
         this.explicitKeyRetention = explicitKeyRetention;
         this.listeners = listeners.active() ? listeners : null;
-        this.call = new NativeBridge.Enqueue(size, this.listeners != null);
-        this.entries = this.listeners == null ? null : new ArrayList<>(size);
+        this.tracing = listeners.tracing();
+        boolean described = this.listeners != null || tracing != null;
+        this.call = new NativeBridge.Enqueue(size, described);
+        this.entries = described ? new ArrayList<>(size) : null;
     }
 
     /**
@@ -55,6 +64,18 @@ public final class EnqueueBatch {
      * and appends the entry.
      */
     public <T> void add(Task<T> task, T payload, EnqueueOptions options, PayloadSerializer serializer) {
+        if (tracing != null && span == null) {
+            span = tracing.enqueue(task.name(), options.queue(), size);
+        }
+        try {
+            append(task, payload, options, serializer);
+        } catch (RuntimeException | Error e) {
+            failed(e);
+            throw e;
+        }
+    }
+
+    private <T> void append(Task<T> task, T payload, EnqueueOptions options, PayloadSerializer serializer) {
         // A codec encodes the canonical bytes, so they are made here rather than in the core.
         byte[] json = !stored.encodes() && serializer instanceof CanonicalJsonSerializer c
                 ? API.jsonForNativeCanonicalForm(c, payload) : null;
@@ -67,7 +88,8 @@ public final class EnqueueBatch {
         String key = KeyRules.explicitOrNull(options);
         boolean derive = key == null && KeyRules.derives(task, options);
         Duration retention = KeyRules.retentionOrNull(options, derive, explicitKeyRetention);
-        call.add(task.name(), bytes, json != null, encoded, key, derive, retention, options);
+        call.add(task.name(), bytes, json != null, encoded, key, derive, retention, options,
+                span == null ? null : span.context());
         if (entries != null) {
             entries.add(new String[] {task.name(), options.queue(), key});
         }
@@ -78,7 +100,11 @@ public final class EnqueueBatch {
         try {
             return results(call.send(client));
         } catch (IdempotencyConflictException e) {
+            failed(e);
             throw published(e);
+        } catch (RuntimeException | Error e) {
+            failed(e);
+            throw e;
         }
     }
 
@@ -90,7 +116,19 @@ public final class EnqueueBatch {
         try {
             return size == 0 ? List.of() : results(ConnectionEnqueue.run(connection, client, call));
         } catch (IdempotencyConflictException e) {
+            failed(e);
             throw published(e);
+        } catch (RuntimeException | Error e) {
+            failed(e);
+            throw e;
+        }
+    }
+
+    /** Ends the call's span, if any, with {@code failure}. */
+    private void failed(Throwable failure) {
+        if (span != null) {
+            span.fail(failure);
+            span = null;
         }
     }
 
@@ -108,6 +146,14 @@ public final class EnqueueBatch {
                 listeners.enqueued(API.enqueueEvent(e[0], e[1], results.get(i).outcome(), results.get(i).jobId(),
                         named ? out.keyPreviews()[i] : null, named ? out.keyDigests()[i] : null, now));
             }
+        }
+        if (span != null) {
+            List<String> previews = new ArrayList<>(results.size());
+            for (int i = 0; i < results.size(); i++) {
+                previews.add(entries.get(i)[2] != null ? out.keyPreviews()[i] : null);
+            }
+            span.end(results, previews);
+            span = null;
         }
         return results;
     }

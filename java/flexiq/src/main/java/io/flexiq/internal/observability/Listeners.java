@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A client's listeners, each fed by a bounded queue and a daemon thread of its own, so that
- * publishing an event never waits for a listener: a full queue drops the event instead.
+ * publishing an event never waits for a listener: a full queue drops the event instead; and its
+ * tracing, if on.
  */
 public final class Listeners {
     private static final ApiAccess API = ApiAccess.get();
@@ -27,6 +28,17 @@ public final class Listeners {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final CopyOnWriteArrayList<Delivery> deliveries = new CopyOnWriteArrayList<>();
+    private volatile Tracing tracing;
+
+    /** The client's tracing, or null while it is off. */
+    public Tracing tracing() {
+        return tracing;
+    }
+
+    /** Turns tracing on (off with null), for the calls and attempts that begin from now on. */
+    public void trace(Tracing tracing) {
+        this.tracing = tracing;
+    }
 
     /** Whether anyone listens: publishers build no event otherwise. */
     public boolean active() {

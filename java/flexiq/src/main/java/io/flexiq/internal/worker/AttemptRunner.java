@@ -3,6 +3,7 @@ package io.flexiq.internal.worker;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.internal.enqueue.StoredPayloads;
 import io.flexiq.internal.observability.Listeners;
+import io.flexiq.internal.observability.Tracing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * a new attempt waits while an earlier attempt's thread still runs (a handler that ignores
  * interruption). Each attempt's slot is freed once its thread is done with it and its outcome is
  * recorded (see {@link HeldAttempts}). While a handler runs, the SLF4J MDC names its job (see
- * {@link JobMdc}).
+ * {@link JobMdc}), and, with tracing on, its attempt's span is current.
  */
 final class AttemptRunner {
     /** The runner whose handler the current thread runs, if any. */
@@ -170,6 +171,9 @@ final class AttemptRunner {
             listeners.job(a.startedEvent(waited));
         }
         JobMdc named = JobMdc.of(a);
+        Tracing tracing = listeners.tracing();
+        Tracing.AttemptSpan span = tracing == null || a.settled() ? null
+                : tracing.attempt(a.handler.task().name(), a.queue, a.id, a.attempt, a.maxAttempts, a.traceContext);
         try {
             // The timeout counts from the handler's start, not from the claim.
             if (a.timeoutMillis != HeldAttempt.NO_TIMEOUT) {
@@ -185,6 +189,9 @@ final class AttemptRunner {
                 timer.cancel(false);
             }
             a.stopRunning();
+            if (span != null) {
+                span.end(failure);
+            }
             // An interrupt meant for this attempt must not reach the thread's next job.
             Thread.interrupted();
             HANDLING.remove();

@@ -17,6 +17,8 @@ public final class ClaimBuffer {
     final String[] payloadCodecs;
     /** Microseconds from each job's due time to its claim, by PostgreSQL's clock. */
     final long[] waitedMicros;
+    /** The trace context each job was enqueued in (a JSON object), or null. */
+    final String[] traceContexts;
 
     public ClaimBuffer(int size) {
         ids = new long[size];
@@ -28,6 +30,7 @@ public final class ClaimBuffer {
         payloads = new byte[size][];
         payloadCodecs = new String[size];
         waitedMicros = new long[size];
+        traceContexts = new String[size];
     }
 
     /** How many jobs one claim may write. */

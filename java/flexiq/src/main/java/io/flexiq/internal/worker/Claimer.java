@@ -182,9 +182,10 @@ final class Claimer implements Runnable {
         ClaimBuffer b = buffer;
         HeldAttempt a = new HeldAttempt(b.ids[i], b.attempts[i], b.maxAttempts[i], b.timeouts[i],
                 queues[b.queueIndexes[i]], handlers[b.taskIndexes[i]], b.payloads[i], b.payloadCodecs[i],
-                b.waitedMicros[i]);
+                b.waitedMicros[i], b.traceContexts[i]);
         b.payloads[i] = null;
         b.payloadCodecs[i] = null;
+        b.traceContexts[i] = null;
         return a;
     }
 

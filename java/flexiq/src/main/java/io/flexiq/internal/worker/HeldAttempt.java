@@ -28,6 +28,8 @@ final class HeldAttempt {
     final String payloadCodec;
     /** Microseconds from the job's due time to its claim, by PostgreSQL's clock. */
     final long waitedMicros;
+    /** The trace context the job was enqueued in (a JSON object of carrier entries), or null. */
+    final String traceContext;
     /** When the claim's answer arrived, by {@link System#nanoTime()}. */
     final long claimedNanos = System.nanoTime();
     private final AtomicBoolean settled = new AtomicBoolean();
@@ -44,7 +46,7 @@ final class HeldAttempt {
     private long endNanos;
 
     HeldAttempt(long id, int attempt, int maxAttempts, long timeoutMillis, String queue, TaskHandler<?> handler,
-            byte[] payload, String payloadCodec, long waitedMicros) {
+            byte[] payload, String payloadCodec, long waitedMicros, String traceContext) {
         this.id = id;
         this.attempt = attempt;
         this.maxAttempts = maxAttempts;
@@ -54,6 +56,7 @@ final class HeldAttempt {
         this.payload = payload;
         this.payloadCodec = payloadCodec;
         this.waitedMicros = waitedMicros;
+        this.traceContext = traceContext;
     }
 
     /** Decides this attempt's outcome; true for the one caller that gets to. */

@@ -17,14 +17,14 @@ public final class NativeWorkerStore implements WorkerStore {
     public int claim(String[] queues, String[] tasks, int limit, long leaseMillis, long token, ClaimBuffer out) {
         return NativeBridge.claim(handle, queues, tasks, limit, leaseMillis, token, out.ids, out.attempts,
                 out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads, out.payloadCodecs,
-                out.waitedMicros);
+                out.waitedMicros, out.traceContexts);
     }
 
     @Override
     public int recoverClaim(String[] queues, String[] tasks, long leaseMillis, long token, ClaimBuffer out) {
         return NativeBridge.recoverClaim(handle, queues, tasks, leaseMillis, token, out.ids, out.attempts,
                 out.maxAttempts, out.timeouts, out.queueIndexes, out.taskIndexes, out.payloads, out.payloadCodecs,
-                out.waitedMicros);
+                out.waitedMicros, out.traceContexts);
     }
 
     @Override
