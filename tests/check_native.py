@@ -49,12 +49,13 @@ ALLOWED = {
     },
     # Windows' own DLLs, compared without case as Windows does: kernel32 and ntdll (threads,
     # files, the native API), ws2_32 (sockets), bcrypt and bcryptprimitives (random numbers),
-    # advapi32 (the user name), shell32 and combase (the profile folder, for ~/.pgpass), the API
-    # set of WaitOnAddress (Windows 8 and later), and below, the API sets of the universal C
-    # runtime, part of Windows 10 and later. Never MinGW's DLLs (libgcc_s_seh-1, libwinpthread-1).
+    # advapi32 and secur32 (the user name), shell32, combase and userenv (the profile folder, for
+    # ~/.pgpass), the API set of WaitOnAddress (Windows 8 and later), and below, the API sets of
+    # the universal C runtime, part of Windows 10 and later. Never MinGW's DLLs
+    # (libgcc_s_seh-1, libwinpthread-1).
     "PE": {
         "kernel32.dll", "ntdll.dll", "ws2_32.dll", "bcrypt.dll", "bcryptprimitives.dll", "advapi32.dll",
-        "shell32.dll", "combase.dll", "api-ms-win-core-synch-l1-2-0.dll",
+        "secur32.dll", "shell32.dll", "combase.dll", "userenv.dll", "api-ms-win-core-synch-l1-2-0.dll",
     },
 }
 # api-ms-win-crt-runtime-l1-1-0.dll and its siblings.
