@@ -77,7 +77,9 @@ WITH async AS MATERIALIZED (
 ), claimed AS (
     UPDATE {schema}.jobs j
        SET state = 'running', attempt = j.attempt + 1, started_at = now(),
-           lease_expires_at = now() + $4 * interval '1 millisecond', claim_token = $5
+           lease_expires_at = now() + $4 * interval '1 millisecond', lease_ms = $4, claim_token = $5,
+           -- A later attempt has started: a rescued attempt's outcome is refused from now on.
+           rescued_attempt = NULL
      WHERE j.id = ANY (ARRAY(SELECT c.id FROM chosen c))
     RETURNING j.id, j.queue, j.task, j.payload, j.payload_codec, j.attempt, j.max_attempts,
               j.timeout_ms, j.priority, j.run_at

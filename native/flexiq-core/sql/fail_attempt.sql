@@ -1,7 +1,9 @@
--- Records the failure ($3) of attempt $2 of running job $1. With attempts left, the job waits
--- for its retry: the policy's delay for this attempt, grown by the multiplier up to the
--- maximum, spread by the jitter. Without, it is dead-lettered (which releases its key).
--- Returns the new state and due time.
+-- Records the failure ($3) of attempt $2 of running job $1, or of the attempt a rescue took it
+-- from while no later attempt started (a late outcome: the handler's error replaces the
+-- rescue's, and its retry is due as the policy says). With attempts left, the job waits for
+-- its retry: the policy's delay for this attempt, grown by the multiplier up to the maximum,
+-- spread by the jitter. Without, it is dead-lettered (which releases its key). Returns the new
+-- state and due time, and whether the outcome came after a rescue.
 --
 -- Once the grown delay passes the maximum the maximum is taken without computing the growth:
 -- power() raises an overflow error for a long run of attempts (2^1024 after 1025 failures at
@@ -20,8 +22,11 @@ UPDATE {schema}.jobs j
        finished_at = CASE WHEN j.attempt < j.max_attempts THEN NULL ELSE now() END,
        lease_expires_at = NULL,
        last_error = $3
- WHERE j.id = $1 AND j.attempt = $2 AND j.state = 'running'
+ WHERE j.id = $1 AND j.attempt = $2
+   AND (j.state = 'running'
+        OR (j.rescued_attempt = $2 AND j.state IN ('retryable', 'dead')))
 -- The due time exactly, on PostgreSQL 13 too (see job_columns.sql).
 RETURNING j.state,
           (extract(epoch FROM date_trunc('minute', j.run_at AT TIME ZONE 'UTC'))::bigint * 1000000
-             + extract(microseconds FROM j.run_at AT TIME ZONE 'UTC')::bigint) AS run_at
+             + extract(microseconds FROM j.run_at AT TIME ZONE 'UTC')::bigint) AS run_at,
+          j.rescued_attempt IS NOT NULL AS late

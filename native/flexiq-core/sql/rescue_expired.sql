@@ -1,5 +1,7 @@
 -- Running jobs whose lease has passed (their worker died or stalled) go back to the queue as a
--- failed attempt, due at once; jobs with no attempts left are dead-lettered. Waiting jobs whose
+-- failed attempt, due at once; jobs with no attempts left are dead-lettered. The attempt taken
+-- is noted (rescued_attempt): its outcome, should it still arrive, is recorded as long as no
+-- later attempt started. Waiting jobs whose
 -- deadline has passed are dead-lettered: no attempt of theirs may start any more. Returns each
 -- job moved, for the worker's log and listeners.
 WITH expired AS (
@@ -11,6 +13,11 @@ WITH expired AS (
     SELECT j.id
       FROM {schema}.jobs j
      WHERE j.state = 'running' AND j.lease_expires_at < now()
+       -- A restart of PostgreSQL gives every lease a fresh start: the workers could not extend
+       -- leases while the server was down, and the attempts may be running or finished
+       -- (their outcomes waiting). A lease is rescued once a whole lease has passed since the
+       -- server started (a standby promoted since has its own start time, earlier).
+       AND now() >= pg_postmaster_start_time() + coalesce(j.lease_ms, 0) * interval '1 millisecond'
      ORDER BY j.id + 0
        FOR UPDATE OF j
 ), late AS (
@@ -30,6 +37,7 @@ UPDATE {schema}.jobs j
        finished_at = CASE WHEN j.state = 'running' AND j.attempt < j.max_attempts THEN NULL
                           ELSE now() END,
        lease_expires_at = NULL,
+       rescued_attempt = CASE WHEN j.state = 'running' THEN j.attempt ELSE j.rescued_attempt END,
        last_error = CASE WHEN j.state = 'running'
                          THEN 'lease expired during attempt ' || j.attempt
                          ELSE 'deadline ' || to_char(j.deadline AT TIME ZONE 'UTC',

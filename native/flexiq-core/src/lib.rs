@@ -39,4 +39,4 @@ pub use producer::{
 };
 pub use request::{Encoded, Flow, JobRequest, RetryPolicy, Schedule};
 pub use statement::Param;
-pub use worker_store::{Attempt, ClaimedJob, FailedAttempt, RescuedJob};
+pub use worker_store::{Attempt, ClaimedJob, Completed, FailedAttempt, JobAttempt, RescuedJob};

@@ -59,6 +59,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "payload codecs: the codec and the digest of each encoded payload",
         sql: include_str!("../migrations/0008_payload_codec.sql"),
     },
+    Migration {
+        version: 9,
+        description: "late outcomes and leases through a restart: the attempt a rescue took each job from, the lease of each running attempt",
+        sql: include_str!("../migrations/0009_rescued_attempts.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,

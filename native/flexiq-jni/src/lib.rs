@@ -70,6 +70,7 @@ static NATIVES: &[Native] = natives! {
     "nativeFail" => on_client(worker::fail),
     "nativeRescueExpired" => on_client(worker::rescue_expired),
     "nativeReturnAttempts" => on_client(worker::return_attempts),
+    "nativeAttemptsNow" => on_client(worker::attempts_now),
     "nativeSaveCheckpoint" => on_client(worker::save_checkpoint),
     "nativeCheckpoint" => on_client(worker::checkpoint),
     "nativeWorkGeneration" => on_client(worker::work_generation),

@@ -109,10 +109,17 @@ pub(crate) fn recover_claim(
     write_claimed(w, recovered, &queues, &tasks)
 }
 
-/// `nativeComplete(client, attempts)` → the ids of the jobs whose attempt still held them.
+/// `nativeComplete(client, attempts)` → the completions recorded: list of (i64 job id, bool
+/// late), late when the attempt's lease had passed and a rescue had moved the job.
 pub(crate) fn complete(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let attempts = attempts(r)?;
-    write_ids(w, &block_on(client.worker_store().complete(&attempts))??)
+    let completed = block_on(client.worker_store().complete(&attempts))??;
+    w.count(completed.len())?;
+    for c in completed {
+        w.i64(c.attempt.job_id);
+        w.bool(c.late);
+    }
+    Ok(())
 }
 
 /// `nativeExtendLeases(client, attempts, i64 leaseMillis)` → the ids of the jobs whose attempt
@@ -130,9 +137,10 @@ pub(crate) fn extend_leases(
     )
 }
 
-/// `nativeFail(client, i64 jobId, i32 attempt, text error)` → bool held: whether the attempt
-/// still held its job; if so, i32 the job's new state code (retryable or dead) and i64 its due
-/// time in microseconds since the epoch.
+/// `nativeFail(client, i64 jobId, i32 attempt, text error)` → bool recorded: whether the
+/// attempt still held its job, or lost it to a rescue with no later attempt started; if so, i32
+/// the job's new state code (retryable or dead), i64 its due time in microseconds since the
+/// epoch and bool late (recorded after a rescue).
 pub(crate) fn fail(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
     let attempt = Attempt {
         job_id: r.i64("jobId")?,
@@ -145,6 +153,7 @@ pub(crate) fn fail(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> Bridg
             w.bool(true);
             w.i32(codes::job_state(&failed.state)?);
             w.i64(failed.run_at);
+            w.bool(failed.late);
         }
     }
     Ok(())
@@ -178,15 +187,37 @@ pub(crate) fn write_rescued(moved: &[RescuedJob], w: &mut Writer) -> BridgeResul
     Ok(())
 }
 
-/// `nativeReturnAttempts(client, attempts)` → i64 attempts given back.
+/// `nativeReturnAttempts(client, attempts)` → the ids of the jobs whose attempt was given back.
 pub(crate) fn return_attempts(
     client: &Client,
     r: &mut Reader<'_>,
     w: &mut Writer,
 ) -> BridgeResult<()> {
     let attempts = attempts(r)?;
-    let returned = block_on(client.worker_store().return_attempts(&attempts))??;
-    w.i64(i64::try_from(returned).unwrap_or(i64::MAX));
+    write_ids(
+        w,
+        &block_on(client.worker_store().return_attempts(&attempts))??,
+    )
+}
+
+/// `nativeAttemptsNow(client, list of i64 job ids)` → where those jobs stand now: list of (i64
+/// id, i32 attempt, i32 state code).
+pub(crate) fn attempts_now(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let n = r.count("jobIds")?;
+    let ids = (0..n)
+        .map(|_| r.i64("jobId"))
+        .collect::<BridgeResult<Vec<i64>>>()?;
+    let now = block_on(client.worker_store().attempts_now(&ids))??;
+    w.count(now.len())?;
+    for job in now {
+        w.i64(job.id);
+        w.i32(job.attempt);
+        w.i32(codes::job_state(&job.state)?);
+    }
     Ok(())
 }
 

@@ -37,7 +37,7 @@ BEGIN
     BEGIN
         UPDATE {schema}.jobs j
            SET state = 'available', attempt = 0, run_at = now(), started_at = NULL,
-               finished_at = NULL, lease_expires_at = NULL,
+               finished_at = NULL, lease_expires_at = NULL, rescued_attempt = NULL,
                key_held = j.key_digest IS NOT NULL, held_until = NULL,
                -- Asked for by an operator: the job runs whatever its deadline said.
                deadline = NULL

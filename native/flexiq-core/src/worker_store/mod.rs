@@ -3,7 +3,7 @@
 //! that a worker whose lease passed cannot touch the job's later attempts.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 pub mod positions;
@@ -72,6 +72,15 @@ pub struct RescuedJob {
     pub error: String,
 }
 
+/// Where a job stands now: for an attempt whose outcome was refused, to say why.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct JobAttempt {
+    pub id: i64,
+    /// Its latest attempt's number (0 before the first).
+    pub attempt: i32,
+    pub state: String,
+}
+
 /// One attempt of a job: the job and the attempt number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Attempt {
@@ -86,6 +95,18 @@ pub struct FailedAttempt {
     pub state: String,
     /// Microseconds since the Unix epoch.
     pub run_at: i64,
+    /// Whether the failure was recorded after the attempt's lease passed and a rescue had
+    /// moved the job (no later attempt had started).
+    pub late: bool,
+}
+
+/// An attempt whose completion was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completed {
+    pub attempt: Attempt,
+    /// Whether it was recorded after the attempt's lease passed and a rescue had moved the job
+    /// (no later attempt had started): the job is completed all the same.
+    pub late: bool,
 }
 
 /// The client's worker store role: claims, leases, attempts' outcomes, checkpoints.
@@ -105,15 +126,30 @@ struct Statements {
     fail_attempt: String,
     rescue_expired: String,
     return_attempts: String,
+    attempts_now: String,
     save_checkpoint: String,
     checkpoint: String,
 }
 
-/// A statement over running attempts given by the caller: `{held_attempts}` filled in.
-fn held_attempts_statement(s: &Schema, template: &str) -> String {
+/// Which attempts a statement over the caller's attempts takes.
+#[derive(Clone, Copy)]
+enum Held {
+    /// Only attempts that hold their job: extending leases, giving attempts back.
+    Running,
+    /// Those, and attempts a rescue took the job from while no later attempt started: recording
+    /// outcomes, which may reach the server after the lease passed.
+    RunningOrRescued,
+}
+
+/// A statement over attempts given by the caller: `{held_attempts}` filled in.
+fn held_attempts_statement(s: &Schema, template: &str, held: Held) -> String {
+    let rescued_too = match held {
+        Held::Running => "false",
+        Held::RunningOrRescued => "true",
+    };
     s.statement(&template.replace(
         "{held_attempts}",
-        include_str!("../../sql/held_attempts.sql"),
+        &include_str!("../../sql/held_attempts.sql").replace("{rescued_too}", rescued_too),
     ))
 }
 
@@ -128,17 +164,21 @@ impl WorkerStore {
                 complete_attempts: held_attempts_statement(
                     s,
                     include_str!("../../sql/complete_attempts.sql"),
+                    Held::RunningOrRescued,
                 ),
                 extend_leases: held_attempts_statement(
                     s,
                     include_str!("../../sql/extend_leases.sql"),
+                    Held::Running,
                 ),
                 fail_attempt: s.statement(include_str!("../../sql/fail_attempt.sql")),
                 rescue_expired: s.statement(include_str!("../../sql/rescue_expired.sql")),
                 return_attempts: held_attempts_statement(
                     s,
                     include_str!("../../sql/return_attempts.sql"),
+                    Held::Running,
                 ),
+                attempts_now: s.statement(include_str!("../../sql/attempts_now.sql")),
                 save_checkpoint: s.statement(include_str!("../../sql/save_checkpoint.sql")),
                 checkpoint: s.statement(include_str!("../../sql/checkpoint.sql")),
             },
@@ -267,22 +307,30 @@ impl WorkerStore {
     }
 
     /// Completes the jobs of attempts that succeeded, in one statement; returns the attempts
-    /// that still held their job (the others lost it when their lease passed).
-    pub async fn complete(&self, attempts: &[Attempt]) -> Result<Vec<Attempt>> {
+    /// recorded: those that still held their job, and those whose lease passed while no later
+    /// attempt started (late). The others lost their job to a later attempt.
+    pub async fn complete(&self, attempts: &[Attempt]) -> Result<Vec<Completed>> {
         let (ids, numbers) = columns(attempts);
-        let done: Vec<i64> = self
+        let done: Vec<(i64, bool)> = self
             .pool
             // Completion is guarded by the attempt: a repeat changes nothing more.
             .run(Repeat::Safe, async |c| {
                 self.pool
-                    .query_scalar(&self.sql.complete_attempts)
+                    .query_as(&self.sql.complete_attempts)
                     .bind(&ids)
                     .bind(&numbers)
                     .fetch_all(c)
                     .await
             })
             .await??;
-        Ok(held(attempts, &done))
+        let late: HashMap<i64, bool> = done.into_iter().collect();
+        Ok(attempts
+            .iter()
+            .filter_map(|&attempt| {
+                late.get(&attempt.job_id)
+                    .map(|&late| Completed { attempt, late })
+            })
+            .collect())
     }
 
     /// Stores a checkpoint of a running job under `name`, while `attempt` holds the job; false
@@ -334,7 +382,8 @@ impl WorkerStore {
     }
 
     /// Records a failed attempt: the job waits for its retry, or is dead-lettered when its
-    /// attempts are spent. `None` when the attempt no longer holds the job.
+    /// attempts are spent. Recorded late, too, when the attempt's lease passed while no later
+    /// attempt started. `None` when a later attempt has started.
     pub async fn fail(&self, attempt: Attempt, error: &str) -> Result<Option<FailedAttempt>> {
         let error = storable_error(error);
         let failed = self
@@ -368,11 +417,28 @@ impl WorkerStore {
         Ok(moved)
     }
 
+    /// Where the jobs `ids` stand now (those that still exist): for a worker whose outcome was
+    /// refused, to say why.
+    pub async fn attempts_now(&self, ids: &[i64]) -> Result<Vec<JobAttempt>> {
+        let now = self
+            .pool
+            .run(Repeat::Safe, async |c| {
+                self.pool
+                    .query_as(&self.sql.attempts_now)
+                    .bind(ids)
+                    .fetch_all(c)
+                    .await
+            })
+            .await??;
+        Ok(now)
+    }
+
     /// Gives back unfinished attempts (a worker shutting down): their jobs are due again at
-    /// once and the attempts do not count. Returns how many were given back.
-    pub async fn return_attempts(&self, attempts: &[Attempt]) -> Result<u64> {
+    /// once and the attempts do not count. Returns the attempts given back (those that still
+    /// held their job).
+    pub async fn return_attempts(&self, attempts: &[Attempt]) -> Result<Vec<Attempt>> {
         let (ids, numbers) = columns(attempts);
-        let returned: i64 = self
+        let returned: Vec<i64> = self
             .pool
             // Guarded by the attempts: a repeat gives nothing back twice.
             .run(Repeat::Safe, async |c| {
@@ -380,11 +446,11 @@ impl WorkerStore {
                     .query_scalar(&self.sql.return_attempts)
                     .bind(&ids)
                     .bind(&numbers)
-                    .fetch_one(c)
+                    .fetch_all(c)
                     .await
             })
             .await??;
-        Ok(returned as u64)
+        Ok(held(attempts, &returned))
     }
 }
 

@@ -269,7 +269,7 @@ async fn work(client: &Client, seen: &Mutex<Seen>, stop: &AtomicBool) {
         // this test: recorded as completed only when acknowledged.
         if let Ok(done) = client.worker_store().complete(&attempts).await {
             let mut seen = seen.lock().expect("seen");
-            seen.completed.extend(done.iter().map(|a| a.job_id));
+            seen.completed.extend(done.iter().map(|c| c.attempt.job_id));
         }
     }
 }

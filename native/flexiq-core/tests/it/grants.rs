@@ -220,7 +220,10 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
             .complete(&[attempt])
             .await
             .expect("complete"),
-        [attempt]
+        [flexiq_core::Completed {
+            attempt,
+            late: false
+        }]
     );
     let done = owner
         .operations()
@@ -249,7 +252,7 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
             .return_attempts(&[back])
             .await
             .expect("give back"),
-        1
+        [back]
     );
     worker
         .worker_store()
@@ -314,7 +317,7 @@ async fn roles_keep_their_privileges_when_definitions_are_applied_again() {
             .return_attempts(&[back])
             .await
             .expect("give back"),
-        1
+        [back]
     );
 }
 
@@ -331,4 +334,48 @@ async fn a_role_name_is_quoted_never_spliced_into_the_grant() {
         0,
         "the jobs table is there"
     );
+}
+
+#[tokio::test]
+async fn a_worker_granted_before_late_outcomes_were_kept_claims_and_rescues_after_the_upgrade() {
+    let (owner, _, url) = restricted(Grant::Worker).await;
+    // The schema as version 8 left it: without the columns of version 9, and the role with
+    // the worker's privileges of then.
+    common::execute(
+        &owner,
+        "ALTER TABLE {schema}.jobs DROP COLUMN rescued_attempt, DROP COLUMN lease_ms",
+    )
+    .await;
+    common::execute(
+        &owner,
+        "DELETE FROM {schema}.schema_migrations WHERE version = 9",
+    )
+    .await;
+    let mut config = ClientConfig::new(common::server().url());
+    config.schema = owner.schema().to_owned();
+    config.migrate = true;
+    Client::connect(&config).await.expect("upgrade");
+    let mut config = ClientConfig::new(&url);
+    config.schema = owner.schema().to_owned();
+    let worker = Client::connect(&config).await.expect("connect as the role");
+
+    let id = common::accepted(&owner, &job(1)).await;
+    let (queues, tasks) = claim_tasks();
+    let claimed = worker
+        .worker_store()
+        .claim(&queues, &tasks, 10, Duration::from_millis(1), 1)
+        .await
+        .expect("claim");
+    assert_eq!(claimed.iter().map(|j| j.id).collect::<Vec<_>>(), [id]);
+    common::until_sql(
+        &owner,
+        &format!("SELECT lease_expires_at < now() FROM {{schema}}.jobs WHERE id = {id}"),
+    )
+    .await;
+    let rescued = worker
+        .worker_store()
+        .rescue_expired()
+        .await
+        .expect("rescue");
+    assert_eq!(rescued.iter().map(|r| r.id).collect::<Vec<_>>(), [id]);
 }

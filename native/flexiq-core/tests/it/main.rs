@@ -10,6 +10,7 @@ mod failover;
 mod flow;
 mod grants;
 mod grouping;
+mod late_outcomes;
 mod lifecycle;
 mod limits;
 mod maintenance;

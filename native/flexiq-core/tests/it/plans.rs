@@ -321,6 +321,15 @@ async fn generic_plan(c: &mut PgConnection, schema: &str, s: &Statement) -> (Vec
             "{held_attempts}",
             include_str!("../../sql/held_attempts.sql"),
         )
+        // Completions take rescued attempts too (see worker_store::Held).
+        .replace(
+            "{rescued_too}",
+            if s.name == "complete_attempts" {
+                "true"
+            } else {
+                "false"
+            },
+        )
         .replace("{schema}", schema);
     c.execute(format!("PREPARE hot {} AS {sql}", s.types).as_str())
         .await

@@ -253,7 +253,10 @@ async fn an_expired_lease_puts_the_job_back_and_the_next_attempt_finishes_it() {
             .complete(&kept)
             .await
             .expect("complete"),
-        kept,
+        [flexiq_core::Completed {
+            attempt: kept[0],
+            late: false
+        }],
         "the live attempt completes"
     );
     let info = client
@@ -317,7 +320,7 @@ async fn returned_attempts_are_due_again_and_do_not_count() {
             .return_attempts(&[attempt(&claimed[0])])
             .await
             .expect("return"),
-        1
+        [attempt(&claimed[0])]
     );
     let info = client
         .operations()

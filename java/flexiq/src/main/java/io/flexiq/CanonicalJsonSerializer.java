@@ -24,6 +24,10 @@ import java.util.Objects;
  * hold is refused with a {@link PayloadSerializationException} naming its JSON path
  * ({@code $.order.amount}), never rounded:
  * <ul>
+ *   <li>{@code Instant}s, {@code OffsetDateTime}s, {@code ZonedDateTime}s and {@code Duration}s
+ *       that a caller's mapper writes as numbers ({@code SerializationFeature.WRITE_DATES_AS_TIMESTAMPS},
+ *       on in a plain {@code ObjectMapper}, or {@code WRITE_DURATIONS_AS_TIMESTAMPS}): disable
+ *       those features to write them as ISO-8601 strings, as the default mapper does;
  *   <li>integers beyond 2^53 (9007199254740992) in magnitude, such as most {@code long} ids:
  *       canonical JSON's numbers are IEEE 754 doubles. Doubles from 2^53 up to 10^21 count as
  *       such integers (canonical JSON writes them without a point); from 10^21 on they pass.
@@ -77,9 +81,10 @@ public final class CanonicalJsonSerializer implements PayloadSerializer {
     /**
      * A serializer over the caller's Jackson mapper (for its modules and naming rules). The
      * mapper is copied so that NaN and infinities can be refused rather than written as strings,
-     * and so that doubles are written in their shortest form: the native core refuses a number
-     * whose digits a double does not hold, and Java 17's {@code Double.toString} writes some
-     * doubles with a digit too many (1e23 as {@code 9.999999999999999E22}).
+     * so that doubles are written in their shortest form (the native core refuses a number whose
+     * digits a double does not hold, and Java 17's {@code Double.toString} writes some doubles
+     * with a digit too many: 1e23 as {@code 9.999999999999999E22}), and so that {@code java.time}
+     * values it would write as numbers are refused naming the feature to disable.
      */
     public CanonicalJsonSerializer(ObjectMapper mapper) {
         this(mapper, true);
@@ -132,6 +137,7 @@ public final class CanonicalJsonSerializer implements PayloadSerializer {
             this.mapper = mapper.copy();
             this.mapper.getFactory().configure(JsonWriteFeature.WRITE_NAN_AS_STRINGS.mappedFeature(), false);
             this.mapper.getFactory().configure(StreamWriteFeature.USE_FAST_DOUBLE_WRITER.mappedFeature(), true);
+            this.mapper.registerModule(TimeAsNumberRefusal.module());
         }
 
         @Override

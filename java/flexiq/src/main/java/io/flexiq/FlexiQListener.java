@@ -13,6 +13,9 @@ public interface FlexiQListener {
     /** An enqueue was decided: a job accepted, a key replayed, or a conflict refused. */
     default void onEnqueue(EnqueueEvent event) {}
 
-    /** A job changed state: started, completed, retried, dead-lettered, rescued, redriven, cancelled or purged. */
+    /**
+     * A job changed state: started, completed, retried, dead-lettered, rescued, recorded late,
+     * given back, redriven, cancelled or purged (see {@link JobEvent.Kind}).
+     */
     default void onJob(JobEvent event) {}
 }

@@ -22,6 +22,19 @@ public final class JobEvent {
          * {@link #DEAD_LETTERED} instead.
          */
         RESCUED,
+        /**
+         * An attempt's outcome reached PostgreSQL after its lease had passed and a rescue had
+         * moved the job, and was recorded all the same, since no later attempt had started: the
+         * {@link #COMPLETED}, {@link #RETRIED} or {@link #DEAD_LETTERED} event of that outcome
+         * follows, and the rescue's failed attempt does not count.
+         */
+        RECORDED_LATE,
+        /**
+         * A worker that closed gave back the attempt unfinished (its handler had not started, or
+         * did not end within the shutdown timeout): the job is due again at once, and the
+         * attempt does not count.
+         */
+        GIVEN_BACK,
         /** A dead job was put back to work ({@link FlexiQ#redrive}). */
         REDRIVEN,
         /** A pending job was cancelled ({@link FlexiQ#cancel}). */

@@ -33,10 +33,12 @@ import java.util.concurrent.ThreadFactory;
  * has passed, another worker puts the job back to work as a failed attempt and runs it again.
  * Idle workers wake on PostgreSQL notifications of new due jobs and poll as well.
  *
- * <p>While PostgreSQL is briefly unavailable, a worker keeps what it knows: outcomes of finished
- * handlers wait and are recorded once PostgreSQL is back, and jobs whose claim's answer was lost
- * are found again by the claim's token and run. Neither reruns a finished handler nor spends an
- * attempt, as long as the outage is shorter than the lease.
+ * <p>While PostgreSQL is unavailable, a worker keeps what it knows: outcomes of finished handlers
+ * wait and are recorded once PostgreSQL is back, and jobs whose claim's answer was lost are found
+ * again by the claim's token and run. Back in touch, the worker extends its leases before it
+ * claims anything. An outcome that arrives after its lease passed and a rescue moved the job is
+ * still recorded while no later attempt of the job has started; and after a restart of
+ * PostgreSQL, leases that passed while it was down are rescued only a lease after it started.
  *
  * <p>A handler that runs past its job's timeout is interrupted, and the attempt fails at once.
  * A new attempt of the same job never starts in this worker while an earlier attempt's thread

@@ -131,8 +131,14 @@ class ObservabilityTest {
             ILoggingEvent warn = only(logs.at(Level.WARN, "job " + failing + " (task observed_charge, queue default):"
                     + " attempt 1 of 2 failed; retrying in "));
             assertTrue(warn.getFormattedMessage().endsWith("card declined for order -1"), warn.getFormattedMessage());
-            only(logs.at(Level.ERROR, "job " + failing + " (task observed_charge, queue default) is dead: attempt 2 of 2"
-                    + " failed"));
+            ILoggingEvent error = only(logs.at(Level.ERROR, "job " + failing + " (task observed_charge, queue default)"
+                    + " is dead: attempt 2 of 2 failed"));
+            // The worker's lines about a job carry the MDC its handler's lines do, and the dead
+            // letter carries the failure's stack trace.
+            assertEquals(mdcByJob.get(failing + "/1"), warn.getMDCPropertyMap());
+            assertEquals(mdcByJob.get(failing + "/2"), error.getMDCPropertyMap());
+            assertEquals(IllegalStateException.class.getName(), error.getThrowableProxy().getClassName());
+            assertEquals("card declined for order -1", error.getThrowableProxy().getMessage());
             assertEquals(1, logs.at(Level.INFO, worker + " started: queues [default], tasks [observed_charge],"
                     + " concurrency 10").size());
             assertEquals(1, logs.at(Level.INFO, worker + " stopped").size());

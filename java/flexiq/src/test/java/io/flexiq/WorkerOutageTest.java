@@ -82,7 +82,8 @@ class WorkerOutageTest {
         }
     }
 
-    private static long finished(PostgresServer pg, String schema) {
+    /** Completed and dead jobs of {@code schema}; -1 while PostgreSQL does not answer. */
+    static long finished(PostgresServer pg, String schema) {
         try {
             Map<String, Long> states = states(pg, schema);
             return states.getOrDefault("completed", 0L) + states.getOrDefault("dead", 0L);
@@ -91,7 +92,8 @@ class WorkerOutageTest {
         }
     }
 
-    private static Map<String, Long> states(PostgresServer pg, String schema) throws Exception {
+    /** How many jobs of {@code schema} are in each state. */
+    static Map<String, Long> states(PostgresServer pg, String schema) throws Exception {
         Map<String, Long> states = new TreeMap<>();
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
                 Statement s = c.createStatement();

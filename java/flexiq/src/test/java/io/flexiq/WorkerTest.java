@@ -5,15 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import io.flexiq.internal.worker.WorkerStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Workers through the real native library and a real PostgreSQL. */
@@ -178,7 +182,9 @@ public class WorkerTest {
 
     @Test
     void closingGivesUnfinishedAndWaitingJobsBackWithoutCountingTheirAttempt() throws Exception {
-        try (FlexiQ queue = TestDatabase.client()) {
+        ObservabilityTest.Recorder recorder = new ObservabilityTest.Recorder();
+        try (CapturedLogs logs = new CapturedLogs(); FlexiQ queue = TestDatabase.client()) {
+            queue.addListener(recorder);
             List<String> ids = queue.enqueueMany(CHARGE, List.of(new EnqueueTest.Order(1, 1),
                     new EnqueueTest.Order(2, 2), new EnqueueTest.Order(3, 3)), EnqueueOptions.defaults());
             CountDownLatch started = new CountDownLatch(1);
@@ -206,6 +212,14 @@ public class WorkerTest {
                 assertEquals(JobState.AVAILABLE, back.state(), "job " + id);
                 assertEquals(0, back.attempt(), "job " + id);
             }
+            // Each job given back is logged, under its job's MDC, and heard.
+            List<ILoggingEvent> lines = logs.at(Level.INFO, "was given back unfinished as the worker closed");
+            assertEquals(Set.copyOf(ids), lines.stream().map(e -> e.getMDCPropertyMap().get("flexiq.jobId"))
+                    .collect(Collectors.toSet()), lines.toString());
+            await("the give-backs to be heard",
+                    () -> recorder.jobs(e -> e.kind() == JobEvent.Kind.GIVEN_BACK).size() == ids.size());
+            assertEquals(Set.copyOf(ids), recorder.jobs(e -> e.kind() == JobEvent.Kind.GIVEN_BACK).stream()
+                    .map(JobEvent::jobId).collect(Collectors.toSet()));
         }
     }
 

@@ -55,7 +55,10 @@ public final class Demo {
     public static void main(String[] args) {
         String url = System.getenv("FLEXIQ_DATABASE_URL");
         if (url != null && !url.isEmpty()) {
-            System.out.println("using the database in FLEXIQ_DATABASE_URL (" + where(url) + ")");
+            System.out.println(DatabaseUrl.header(url));
+            if (DatabaseUrl.refusal(url).isPresent()) {
+                System.exit(2);
+            }
             run(url);
             return;
         }
@@ -65,16 +68,6 @@ public final class Demo {
             run(postgres.url());
         }
         System.out.println("private PostgreSQL stopped and removed");
-    }
-
-    /** Host, port and database of a URL, leaving out the user and password. */
-    private static String where(String url) {
-        try {
-            java.net.URI uri = new java.net.URI(url);
-            return uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort()) + (uri.getPath() == null ? "" : uri.getPath());
-        } catch (java.net.URISyntaxException e) {
-            return "not a URL: " + e.getReason();
-        }
     }
 
     private static void run(String url) {

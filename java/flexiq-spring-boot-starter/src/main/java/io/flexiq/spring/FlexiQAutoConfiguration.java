@@ -1,5 +1,6 @@
 package io.flexiq.spring;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.flexiq.CanonicalJsonSerializer;
 import io.flexiq.FlexiQ;
 import io.flexiq.FlexiQListener;
@@ -20,10 +21,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
-import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -39,25 +36,38 @@ import tools.jackson.databind.json.JsonMapper;
  *       startup unless {@code flexiq.migrate=false}, with a pool of its own, and the
  *       application's {@link FlexiQListener} beans as listeners;
  *   <li>a {@link PayloadSerializer}: the application's Jackson 3 {@link JsonMapper} in canonical
- *       form ({@link JacksonJsonSerializer}), or FlexiQ's default without one;
+ *       form ({@link JacksonJsonSerializer}; Spring Boot 4), else its Jackson 2
+ *       {@link ObjectMapper} ({@link CanonicalJsonSerializer#CanonicalJsonSerializer(ObjectMapper)};
+ *       Spring Boot 3.5), or FlexiQ's default without either;
  *   <li>the application's {@link PayloadCodec} bean on the client, else, with
  *       {@code flexiq.encryption.keys.*}, AES-256-GCM encryption of payloads at rest
  *       ({@link FlexiQProperties.Encryption});
- *   <li>the primary {@link JobQueue}, a {@link TransactionalJobQueue} that enqueues in
- *       the Spring-managed transaction in progress;
+ *   <li>with spring-jdbc, the primary {@link JobQueue}, a {@link TransactionalJobQueue} that
+ *       enqueues in the Spring-managed transaction in progress;
  *   <li>with {@link FlexiQHandler} beans, a worker running them in the application's lifecycle
  *       ({@link FlexiQWorkerLifecycle}; off with {@code flexiq.worker.enabled=false});
- *   <li>with Spring Boot's health module, the {@code flexiq} health indicator;
  *   <li>with a Micrometer {@link MeterRegistry} bean, {@link FlexiQMetrics}, which Spring Boot
  *       binds to it (the {@code flexiq.*} meters; {@code /actuator/metrics} lists them).
  * </ul>
  * Each bean gives way to one of the application's own.
+ *
+ * <p><b>Spring Boot 3.5 and 4.</b> This class names no type of either generation's own: what
+ * moved between them (the JDBC connection details, the health contributor API) is read by
+ * {@link FlexiQBoot4Configuration} and by {@code FlexiQBoot3Configuration}, each skipped
+ * unless its generation's classes are there. The classes named here by name moved too, so
+ * both generations' names are listed.
  */
 @AutoConfiguration(afterName = {
+        // Spring Boot 4
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        // Spring Boot 3.5
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnClass(FlexiQ.class)
 @ConditionalOnBooleanProperty(name = "flexiq.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FlexiQProperties.class)
@@ -75,15 +85,15 @@ public final class FlexiQAutoConfiguration {
     @ConditionalOnMissingBean
     FlexiQ flexiQ(FlexiQProperties properties, ObjectProvider<PayloadSerializer> serializer,
             ObjectProvider<PayloadCodec> codec, ObjectProvider<DataSourceDatabase> dataSourceDatabase,
-            ObjectProvider<FlexiQListener> listeners, ObjectProvider<PasswordSupplier> password) {
+            ObjectProvider<FlexiQListener> listeners, ObjectProvider<PasswordSupplier> password,
+            Environment environment, ObjectProvider<DataSource> dataSources) {
         // First, so that a bad key fails the startup before any connection is tried.
         PayloadCodec chosenCodec = codec.getIfAvailable(() -> properties.getEncryption().codec().orElse(null));
         String url = properties.getUrl();
         if (url == null || url.isBlank()) {
             DataSourceDatabase database = dataSourceDatabase.getIfAvailable();
             if (database == null) {
-                throw new IllegalStateException("no database to connect FlexiQ to: set flexiq.url "
-                        + "(postgres://user:password@host:port/database) or spring.datasource.url");
+                throw MissingDatabase.explain(environment, dataSources);
             }
             url = database.postgresUrl();
         }
@@ -131,6 +141,7 @@ public final class FlexiQAutoConfiguration {
      */
     @Bean
     @Primary
+    @ConditionalOnClass(name = "org.springframework.jdbc.datasource.DataSourceUtils")
     @ConditionalOnMissingBean(value = JobQueue.class, ignored = FlexiQ.class)
     TransactionalJobQueue flexiqJobQueue(FlexiQ client, FlexiQProperties properties,
             ObjectProvider<DataSource> dataSource) {
@@ -148,13 +159,23 @@ public final class FlexiQAutoConfiguration {
     @ConditionalOnMissingBean
     FlexiQWorkerLifecycle flexiqWorker(FlexiQ client, List<FlexiQHandler<?>> handlers, FlexiQProperties properties,
             Environment environment) {
-        ThreadFactory handlerThreads = Threading.VIRTUAL.isActive(environment)
+        ThreadFactory handlerThreads = virtualThreads(environment)
                 ? new VirtualThreadTaskExecutor("flexiq-handler-").getVirtualThreadFactory()
                 : null;
         return new FlexiQWorkerLifecycle(client, handlers, properties.getWorker(), handlerThreads);
     }
 
-    /** The application's Jackson 3 mapper as FlexiQ's payload serializer. */
+    /**
+     * Whether Spring Boot runs the application on virtual threads: the rule of both generations'
+     * {@code Threading.VIRTUAL}, whose class moved from Boot 3.5's autoconfigure module to Boot
+     * 4's core, read here without either.
+     */
+    static boolean virtualThreads(Environment environment) {
+        return environment.getProperty("spring.threads.virtual.enabled", Boolean.class, false)
+                && Runtime.version().feature() >= 21;
+    }
+
+    /** The application's Jackson 3 mapper (Spring Boot 4's) as FlexiQ's payload serializer. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(JsonMapper.class)
     static class JacksonConfiguration {
@@ -166,26 +187,17 @@ public final class FlexiQAutoConfiguration {
         }
     }
 
-    /** The database of {@code spring.datasource.*} (or a service connection), as FlexiQ reaches it. */
+    /**
+     * The application's Jackson 2 mapper (Spring Boot 3.5's) as FlexiQ's payload serializer, when
+     * it has no Jackson 3 mapper, whichever of the two configurations Spring reads first.
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(JdbcConnectionDetails.class)
-    static class DataSourceConfiguration {
+    static class Jackson2Configuration {
         @Bean
-        @ConditionalOnBean(JdbcConnectionDetails.class)
-        DataSourceDatabase flexiqDataSourceDatabase(JdbcConnectionDetails details) {
-            return () -> JdbcUrls.toPostgresUrl(details.getJdbcUrl(), details.getUsername(), details.getPassword());
-        }
-    }
-
-    /** The {@code flexiq} health indicator, with Spring Boot's health module. */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(HealthIndicator.class)
-    @ConditionalOnEnabledHealthIndicator("flexiq")
-    static class HealthConfiguration {
-        @Bean
-        @ConditionalOnMissingBean(name = "flexiqHealthIndicator")
-        FlexiQHealthIndicator flexiqHealthIndicator(FlexiQ client, ObjectProvider<FlexiQWorkerLifecycle> worker) {
-            return new FlexiQHealthIndicator(client, worker.getIfAvailable());
+        @ConditionalOnBean(ObjectMapper.class)
+        @ConditionalOnMissingBean(value = PayloadSerializer.class, type = "tools.jackson.databind.json.JsonMapper")
+        PayloadSerializer flexiqPayloadSerializer(ObjectMapper mapper) {
+            return new CanonicalJsonSerializer(mapper);
         }
     }
 
@@ -194,11 +206,14 @@ public final class FlexiQAutoConfiguration {
     @ConditionalOnClass(MeterRegistry.class)
     @ConditionalOnBean(MeterRegistry.class)
     static class MetricsConfiguration {
-        /** Bound to every registry by Spring Boot, as each {@code MeterBinder} bean; closed before the client. */
+        /**
+         * Bound to every registry by Spring Boot, as each {@code MeterBinder} bean; closed before
+         * the client. The worker's queues have their series of {@code flexiq.jobs} from the start.
+         */
         @Bean(destroyMethod = "close")
         @ConditionalOnMissingBean
         FlexiQMetrics flexiqMetrics(FlexiQ client, FlexiQProperties properties) {
-            return new FlexiQMetrics(client, properties.getMetrics().getRefresh());
+            return new FlexiQMetrics(client, properties.getMetrics().getRefresh(), properties.getWorker().getQueues());
         }
     }
 

@@ -68,9 +68,9 @@ public final class FlexiQDashboardConfiguration {
                 ObjectProvider<DashboardAuthenticator> authenticator, ObjectProvider<PayloadRedactor> redactor) {
             DashboardAuthenticator chosen = authenticator.getIfUnique();
             if (chosen == null) {
-                throw new IllegalStateException("the FlexiQ dashboard is on the classpath but nothing secures it: "
-                        + "define one DashboardAuthenticator bean (DashboardAuthenticator.basic(user, password), say), "
-                        + "add Spring Security, or set flexiq.dashboard.enabled=false");
+                throw new FlexiQConfigurationException("the FlexiQ dashboard is on the classpath but nothing secures it",
+                        "Define one DashboardAuthenticator bean (DashboardAuthenticator.basic(user, password), say), "
+                        + "add Spring Security, or set flexiq.dashboard.enabled=false", null, null);
             }
             return registration(DashboardServlet.builder(flexiq).authenticator(chosen), properties, redactor);
         }
@@ -84,9 +84,10 @@ public final class FlexiQDashboardConfiguration {
         }
         String path = properties.getDashboard().getPath();
         if (path == null || !path.matches("(/[A-Za-z0-9._~-]+)+")) {
-            throw new IllegalStateException("flexiq.dashboard.path must be \"/\" followed by path segments of "
-                    + "letters, digits, '.', '_', '~' or '-', without a trailing \"/\" (such as /flexiq or /ops/jobs); "
-                    + "got " + path);
+            throw new FlexiQConfigurationException("flexiq.dashboard.path=" + path + " is refused: it must be \"/\" "
+                    + "followed by path segments of letters, digits, '.', '_', '~' or '-', without a trailing \"/\"",
+                    "Set flexiq.dashboard.path to such a path (/ops/jobs, say), or remove it to get "
+                    + PropertyCheck.defaultOf("flexiq.dashboard.path"), "flexiq.dashboard.path", null);
         }
         ServletRegistrationBean<DashboardServlet> registration = new ServletRegistrationBean<>(servlet.build(),
                 path + "/*");

@@ -34,7 +34,10 @@ final class JdbcUrls {
     /** The driver's TLS hooks, which have no counterpart in FlexiQ's client. */
     private static final Set<String> REFUSED = Set.of("sslfactory", "sslfactoryarg", "sslpassword",
             "sslpasswordcallback", "sslhostnameverifier");
-    private static final String ADVICE = "; set flexiq.url to a postgres://user:password@host:port/database URL instead";
+    /** What to do about any refusal here: the URL's problem is in the description. */
+    private static final String ACTION = "Point spring.datasource.url at PostgreSQL as jdbc:postgresql://host:port/database"
+            + " with settings FlexiQ can carry over, or set flexiq.url to a postgres://user:password@host:port/database"
+            + " URL, which FlexiQ then uses instead";
 
     private JdbcUrls() {}
 
@@ -44,18 +47,16 @@ final class JdbcUrls {
      * @param jdbcUrl the JDBC URL ({@code spring.datasource.url})
      * @param username the user when the URL names none, or null
      * @param password the password when the URL gives none, or null
-     * @throws IllegalArgumentException if the URL is not PostgreSQL's or cannot be carried over;
-     *     the message names the problem and what to set, never the password
+     * @throws FlexiQConfigurationException if the URL is not PostgreSQL's or cannot be carried
+     *     over; it names the problem and what to set, never the password
      */
     static String toPostgresUrl(String jdbcUrl, String username, String password) {
         if (jdbcUrl == null || jdbcUrl.isBlank()) {
-            throw new IllegalArgumentException("no database to connect FlexiQ to: set flexiq.url "
-                    + "(postgres://user:password@host:port/database) or spring.datasource.url (jdbc:postgresql://host:port/database)");
+            throw MissingDatabase.none();
         }
         if (!jdbcUrl.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
-            throw new IllegalArgumentException("spring.datasource.url is not a PostgreSQL JDBC URL (it starts with "
-                    + scheme(jdbcUrl) + "); FlexiQ keeps its jobs in PostgreSQL: point spring.datasource.url at "
-                    + "PostgreSQL (jdbc:postgresql://host:port/database) or set flexiq.url to a postgres:// URL");
+            throw refused("spring.datasource.url is not a PostgreSQL JDBC URL (it starts with " + scheme(jdbcUrl)
+                    + "), and FlexiQ keeps its jobs in PostgreSQL", null);
         }
         String rest = jdbcUrl.substring(PREFIX.length());
         int question = rest.indexOf('?');
@@ -134,8 +135,8 @@ final class JdbcUrls {
             case "any":
                 return "read-write";
             default:
-                throw new IllegalArgumentException("spring.datasource.url asks for targetServerType="
-                        + targetServerType + ", a standby, where FlexiQ cannot write its jobs" + ADVICE);
+                throw refused("spring.datasource.url asks for targetServerType="
+                        + targetServerType + ", a standby, where FlexiQ cannot write its jobs", null);
         }
     }
 
@@ -146,14 +147,14 @@ final class JdbcUrls {
         if (entry.startsWith("[")) {
             int close = entry.indexOf(']');
             if (close < 0) {
-                throw new IllegalArgumentException("spring.datasource.url has an IPv6 host without its closing bracket: "
-                        + entry);
+                throw refused("spring.datasource.url has an IPv6 host without its closing bracket: "
+                        + entry, null);
             }
             name = entry.substring(0, close + 1);
             String after = entry.substring(close + 1);
             if (!after.isEmpty() && !after.startsWith(":")) {
-                throw new IllegalArgumentException("spring.datasource.url has text after the IPv6 host " + name
-                        + " that is not a port: " + after);
+                throw refused("spring.datasource.url has text after the IPv6 host " + name
+                        + " that is not a port: " + after, null);
             }
             port = after.isEmpty() ? "" : after.substring(1);
         } else {
@@ -161,8 +162,8 @@ final class JdbcUrls {
             name = colon < 0 ? entry : entry.substring(0, colon);
             port = colon < 0 ? "" : entry.substring(colon + 1);
             if (name.contains(":")) {
-                throw new IllegalArgumentException("spring.datasource.url has an IPv6 host without brackets (" + entry
-                        + "); write it as [" + name + "]:port");
+                throw refused("spring.datasource.url has an IPv6 host without brackets (" + entry
+                        + "); write it as [" + name + "]:port", null);
             }
             if (name.isEmpty()) {
                 name = "localhost";
@@ -178,8 +179,8 @@ final class JdbcUrls {
             number = -1;
         }
         if (number < 1 || number > 65535 || !port.chars().allMatch(Character::isDigit)) {
-            throw new IllegalArgumentException("spring.datasource.url has a port that is not a number from 1 to 65535: "
-                    + port);
+            throw refused("spring.datasource.url has a port that is not a number from 1 to 65535: "
+                    + port, null);
         }
         return name + ":" + number;
     }
@@ -197,8 +198,8 @@ final class JdbcUrls {
             String name = eq < 0 ? pair : pair.substring(0, eq);
             String value = eq < 0 ? "" : decode(pair.substring(eq + 1), "parameter " + name);
             if (REFUSED.contains(name.toLowerCase(Locale.ROOT))) {
-                throw new IllegalArgumentException("spring.datasource.url sets " + name
-                        + ", a hook of the JDBC driver's that FlexiQ's client has no counterpart for" + ADVICE);
+                throw refused("spring.datasource.url sets " + name
+                        + ", a hook of the JDBC driver's that FlexiQ's client has no counterpart for", null);
             }
             params.put(name, value);
         }
@@ -209,7 +210,7 @@ final class JdbcUrls {
         try {
             return URLDecoder.decode(value, StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("spring.datasource.url has a malformed %-escape in " + what, e);
+            throw refused("spring.datasource.url has a malformed %-escape in " + what, e);
         }
     }
 
@@ -227,6 +228,10 @@ final class JdbcUrls {
             }
         }
         return out.toString();
+    }
+
+    private static FlexiQConfigurationException refused(String problem, Throwable cause) {
+        return new FlexiQConfigurationException(problem, ACTION, "spring.datasource.url", cause);
     }
 
     /** The URL's scheme part, for messages ({@code jdbc:h2:}); never the rest, which may hold a password. */

@@ -44,7 +44,8 @@ class EncryptionPropertiesTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withInitializer(new FlexiQPostgresInitializer())
-            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, FlexiQAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, FlexiQAutoConfiguration.class,
+                    FlexiQBoot4Configuration.class));
 
     /** Without a database: the codec is made before any connection is tried. */
     private final ApplicationContextRunner bare = new ApplicationContextRunner()

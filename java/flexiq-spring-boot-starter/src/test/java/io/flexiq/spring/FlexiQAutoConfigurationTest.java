@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import io.flexiq.EnqueueEvent;
 import io.flexiq.EnqueueOptions;
 import io.flexiq.EnqueueOutcome;
@@ -26,6 +29,7 @@ import io.flexiq.test.FlexiQExtension;
 import io.flexiq.test.FlexiQPostgresInitializer;
 import io.flexiq.test.PostgresServer;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -39,6 +43,7 @@ import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -59,6 +64,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.json.JsonMapper;
@@ -77,11 +83,11 @@ class FlexiQAutoConfigurationTest {
             .withInitializer(new FlexiQPostgresInitializer())
             .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
                     DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
-                    JacksonAutoConfiguration.class, FlexiQAutoConfiguration.class));
+                    JacksonAutoConfiguration.class, FlexiQAutoConfiguration.class, FlexiQBoot4Configuration.class));
 
     /** Without the test database: for what happens with other data sources. */
     private final ApplicationContextRunner bare = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(FlexiQAutoConfiguration.class));
+            .withConfiguration(AutoConfigurations.of(FlexiQAutoConfiguration.class, FlexiQBoot4Configuration.class));
 
     @Test
     void connectsToTheDataSourcesDatabaseMigratedInItsSchema() {
@@ -232,6 +238,40 @@ class FlexiQAutoConfigurationTest {
         });
     }
 
+    /** A Jackson 2 mapper, as Spring Boot 3.5 configures one, writing snake case. */
+    @Configuration(proxyBeanMethods = false)
+    static class Jackson2Mapper {
+        @Bean
+        ObjectMapper jackson2Mapper() {
+            return com.fasterxml.jackson.databind.json.JsonMapper.builder().findAndAddModules()
+                    .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                    .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build();
+        }
+    }
+
+    @Test
+    void withoutJackson3TheApplicationsJackson2MapperWritesPayloadsInCanonicalForm() {
+        runner.withClassLoader(new FilteredClassLoader(JsonMapper.class)).withUserConfiguration(Jackson2Mapper.class)
+                .run(context -> {
+                    byte[] json = context.getBean(PayloadSerializer.class)
+                            .serialize(new Charge(5, 500, Instant.parse("2026-11-30T23:14:10.123456789Z")));
+                    assertEquals("{\"amount_cents\":500,\"at\":\"2026-11-30T23:14:10.123456789Z\",\"order_id\":5}",
+                            new String(json, StandardCharsets.UTF_8));
+                    String id = context.getBean(JobQueue.class).enqueue(CHARGE, new Charge(6, 1, Instant.EPOCH));
+                    assertTrue(context.getBean(FlexiQ.class).getJob(id).isPresent());
+                });
+    }
+
+    @Test
+    void withBothJacksonMappersJackson3Serves() {
+        runner.withUserConfiguration(Jackson2Mapper.class).run(context -> {
+            byte[] json = context.getBean(PayloadSerializer.class).serialize(new Charge(5, 500, Instant.EPOCH));
+            // Spring Boot 4's JsonMapper keeps the record's names; the Jackson 2 mapper would snake them.
+            assertEquals("{\"amountCents\":500,\"at\":\"1970-01-01T00:00:00Z\",\"orderId\":5}",
+                    new String(json, StandardCharsets.UTF_8));
+        });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class OwnQueue {
         // Primary over the FlexiQ client, which is a JobQueue too.
@@ -316,6 +356,22 @@ class FlexiQAutoConfigurationTest {
                     }
                     assertNotNull(accepted, "the enqueue was counted");
                     assertEquals(1.0, accepted.count());
+                });
+    }
+
+    @Test
+    void theJobsGaugeHasAValueForEachWorkerQueueAsSoonAsTheContextStarts() {
+        runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                        CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+                .withPropertyValues("flexiq.worker.queues=emails,reports")
+                .run(context -> {
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+                    for (String queue : List.of("emails", "reports")) {
+                        Gauge available = registry.find("flexiq.jobs").tags("queue", queue, "state", "available")
+                                .gauge();
+                        assertNotNull(available, "flexiq.jobs of queue " + queue + " at start");
+                        assertEquals(0.0, available.value());
+                    }
                 });
     }
 
@@ -495,6 +551,40 @@ class FlexiQAutoConfigurationTest {
     }
 
     @Test
+    void anApplicationsOwnDataSourceWithoutFlexiqUrlFailsTheStartSayingWhatToSet() {
+        bare.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:postgresql://db/app", "app", "secret"))
+                .run(context -> {
+                    FlexiQConfigurationException e = configurationFailure(context.getStartupFailure());
+                    assertTrue(e.getDescription().contains("DataSource bean (" + DriverManagerDataSource.class.getName()),
+                            e.getDescription());
+                    assertTrue(e.getAction().startsWith("Set flexiq.url to that database"), e.getAction());
+                });
+    }
+
+    @Test
+    void aDataSourceUrlWithoutSpringBootsJdbcModuleFailsTheStartSayingWhatToAdd() {
+        // As in an application without spring-boot-starter-jdbc (bare has no DataSource auto-configuration).
+        bare.withPropertyValues("spring.datasource.url=jdbc:postgresql://db/app").run(context -> {
+            FlexiQConfigurationException e = configurationFailure(context.getStartupFailure());
+            assertTrue(e.getDescription().startsWith("spring.datasource.url is set, but Spring Boot made no DataSource"),
+                    e.getDescription());
+            assertTrue(e.getAction().contains("spring-boot-starter-jdbc"), e.getAction());
+            assertEquals("spring.datasource.url", e.getProperty());
+        });
+    }
+
+    @Test
+    void springBoot3sConfigurationAddsNothingOnSpringBoot4() throws Exception {
+        Class<?> boot3 = Class.forName("io.flexiq.spring.FlexiQBoot3Configuration");
+        runner.withConfiguration(AutoConfigurations.of(boot3)).withUserConfiguration(Handlers.class).run(context -> {
+            assertNull(context.getStartupFailure());
+            assertEquals(List.of("flexiqHealthIndicator"),
+                    List.of(context.getBeanNamesForType(FlexiQHealthIndicator.class)));
+            assertEquals(1, context.getBeanNamesForType(FlexiQAutoConfiguration.DataSourceDatabase.class).length);
+        });
+    }
+
+    @Test
     void flexiqUrlWinsOverTheDataSource(PostgresServer server) {
         // The JDBC URL is never read, so that another database's cannot fail the start.
         bare.withUserConfiguration(MysqlDetails.class)
@@ -510,6 +600,7 @@ class FlexiQAutoConfigurationTest {
         runner.withPropertyValues("flexiq.pool-size=0").run(context -> {
             String message = rootMessage(context.getStartupFailure());
             assertTrue(message.startsWith("flexiq.pool-size=0 is refused: "), message);
+            assertEquals("flexiq.pool-size", configurationFailure(context.getStartupFailure()).getProperty());
         });
         runner.withPropertyValues("flexiq.maintenance.batch-size=-1").run(context -> {
             String message = rootMessage(context.getStartupFailure());
@@ -518,11 +609,32 @@ class FlexiQAutoConfigurationTest {
     }
 
     @Test
+    void aRefusedUrlIsShownWithoutItsPassword() {
+        // The NUL within: the property values' parser trims the ends.
+        runner.withPropertyValues("flexiq.direct-url=postgres://app:secret@db/a\u0000pp").run(context -> {
+            String message = rootMessage(context.getStartupFailure());
+            assertTrue(message.startsWith("flexiq.direct-url=postgres://app:***@db/a"), message);
+            assertFalse(message.contains("secret"), message);
+        });
+    }
+
+    @Test
     void withoutAnyDatabaseTheStartSaysWhatToSet() {
         bare.run(context -> {
             String message = rootMessage(context.getStartupFailure());
-            assertTrue(message.contains("set flexiq.url") && message.contains("spring.datasource.url"), message);
+            assertTrue(message.startsWith("no database to connect FlexiQ to. Set flexiq.url"), message);
+            assertTrue(message.contains("spring.datasource.url"), message);
         });
+    }
+
+    /** The configuration failure among the causes of a failed start. */
+    static FlexiQConfigurationException configurationFailure(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof FlexiQConfigurationException e) {
+                return e;
+            }
+        }
+        throw new AssertionError("no FlexiQConfigurationException among the causes", failure);
     }
 
     private static String rootMessage(Throwable failure) {

@@ -32,7 +32,7 @@ class FlexiQDashboardConfigurationTest {
     private final WebApplicationContextRunner web = new WebApplicationContextRunner()
             .withInitializer(new FlexiQPostgresInitializer())
             .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, FlexiQAutoConfiguration.class,
-                    FlexiQDashboardConfiguration.class))
+                    FlexiQBoot4Configuration.class, FlexiQDashboardConfiguration.class))
             .withPropertyValues("flexiq.worker.enabled=false");
     /** Spring Security out of sight. */
     private final WebApplicationContextRunner withoutSecurity = web.withClassLoader(new FilteredClassLoader(CsrfToken.class));
@@ -104,7 +104,7 @@ class FlexiQDashboardConfigurationTest {
         web.withPropertyValues("flexiq.dashboard.path=/flexiq/").run(context -> {
             assertNotNull(context.getStartupFailure());
             String message = rootMessage(context.getStartupFailure());
-            assertTrue(message.contains("flexiq.dashboard.path") && message.contains("got /flexiq/"), message);
+            assertTrue(message.contains("flexiq.dashboard.path") && message.contains("flexiq.dashboard.path=/flexiq/ is refused"), message);
         });
     }
 
@@ -115,7 +115,7 @@ class FlexiQDashboardConfigurationTest {
         new ApplicationContextRunner()
                 .withInitializer(new FlexiQPostgresInitializer())
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        FlexiQAutoConfiguration.class, FlexiQDashboardConfiguration.class))
+                        FlexiQAutoConfiguration.class, FlexiQBoot4Configuration.class, FlexiQDashboardConfiguration.class))
                 .run(context -> {
                     assertTrue(context.getStartupFailure() == null, String.valueOf(context.getStartupFailure()));
                     assertFalse(context.containsBean("flexiqDashboard"));

@@ -71,7 +71,7 @@ class FlexiQDashboardSpringSecurityTest {
         new WebApplicationContextRunner(AnnotationConfigServletWebServerApplicationContext::new)
                 .withInitializer(new FlexiQPostgresInitializer())
                 .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        FlexiQAutoConfiguration.class, FlexiQDashboardConfiguration.class))
+                        FlexiQAutoConfiguration.class, FlexiQBoot4Configuration.class, FlexiQDashboardConfiguration.class))
                 .withUserConfiguration(Security.class)
                 .withPropertyValues("flexiq.worker.enabled=false")
                 .run(context -> {

@@ -22,7 +22,10 @@ interface Cluster {
     /** Stops the server (fast: sessions are cut) and keeps its files. */
     void shutDown();
 
-    /** Starts the server again after {@link #shutDown()}, on the same port. */
+    /** Stops the server as a crash would (immediate shutdown) and keeps its files. */
+    void crash();
+
+    /** Starts the server again after {@link #shutDown()} or {@link #crash()}, on the same port. */
     void restart();
 
     /** Stops the server if it runs and deletes its directory. */

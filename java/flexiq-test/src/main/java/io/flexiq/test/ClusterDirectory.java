@@ -134,24 +134,49 @@ final class ClusterDirectory {
     }
 
     /**
+     * Stops the postmaster as a crash would (immediate shutdown).
+     *
+     * @throws PostgresServerException if it still runs after a minute
+     */
+    void crash() {
+        if (!quitPostmaster(60)) {
+            throw new PostgresServerException("PostgreSQL in " + data() + " did not stop within 60 s of SIGQUIT");
+        }
+    }
+
+    /**
      * The last resort when a stop failed: SIGQUIT, PostgreSQL's immediate shutdown, then a few
-     * seconds for the postmaster to exit before its files are deleted under it.
+     * seconds for the postmaster to exit before its files are deleted under it (if it is still
+     * there, deleting goes ahead, and the watchdog tries again when the JVM ends).
      */
     void quitPostmaster() {
+        quitPostmaster(5);
+    }
+
+    /**
+     * SIGQUIT to the postmaster, PostgreSQL's immediate shutdown (a crash: no checkpoint, crash
+     * recovery at the next start); waits up to {@code seconds} for it to exit. Returns whether
+     * no postmaster runs any more.
+     */
+    boolean quitPostmaster(int seconds) {
         Optional<Long> pid = postmasterPid();
         if (pid.isEmpty()) {
-            return;
+            return true;
         }
         Commands.run(List.of("kill", "-QUIT", pid.get().toString()), root);
-        ProcessHandle.of(pid.get()).ifPresent(process -> {
-            try {
-                process.onExit().get(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException | TimeoutException e) {
-                // Still there: deleting goes ahead, and the watchdog tries again when the JVM ends.
-            }
-        });
+        Optional<ProcessHandle> process = ProcessHandle.of(pid.get());
+        if (process.isEmpty()) {
+            return true;
+        }
+        try {
+            process.get().onExit().get(seconds, TimeUnit.SECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
     }
 
     /**

@@ -91,6 +91,13 @@ final class EmbeddedCluster implements Cluster {
     }
 
     @Override
+    public void crash() {
+        dir.crash();
+        // The embedded handle's server is gone; the next start makes a new one.
+        postgres = null;
+    }
+
+    @Override
     public void restart() {
         launch();
     }

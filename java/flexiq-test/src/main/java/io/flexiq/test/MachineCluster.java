@@ -80,6 +80,12 @@ final class MachineCluster implements Cluster {
     }
 
     @Override
+    public void crash() {
+        dir.crash();
+        mayRun = false;
+    }
+
+    @Override
     public void restart() {
         long logFrom = dir.logSize();
         Commands.Result result = pgCtlStart();

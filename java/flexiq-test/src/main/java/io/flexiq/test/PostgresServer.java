@@ -96,7 +96,25 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     /**
-     * Starts the server again after {@link #shutDown()}, with the same data on the same port.
+     * Stops the server as a crash would: an immediate shutdown, which cuts every session, writes
+     * no checkpoint and leaves PostgreSQL to recover from its write-ahead log at the next
+     * {@link #restart()}. Commits made without waiting for their flush may be lost, as in a real
+     * crash. Does nothing if it is already shut down.
+     *
+     * @throws IllegalStateException after {@link #close()}
+     * @throws PostgresServerException if the server did not stop
+     */
+    public synchronized void crash() {
+        requireOpen();
+        if (running) {
+            cluster.crash();
+            running = false;
+        }
+    }
+
+    /**
+     * Starts the server again after {@link #shutDown()} or {@link #crash()}, with the same data
+     * on the same port.
      * Does nothing if it runs.
      *
      * @throws IllegalStateException after {@link #close()}

@@ -43,6 +43,22 @@ class PostgresServerTest {
     }
 
     @Test
+    void aCrashedDurableServerRecoversItsCommitsAtRestart() throws Exception {
+        try (PostgresServer pg = PostgresServer.start()) {
+            String jdbcUrl = pg.jdbcUrl();
+            Db.execute(jdbcUrl, "CREATE TABLE kept (v text)", "INSERT INTO kept VALUES ('committed')");
+            pg.crash();
+            assertFalse(Db.reachable(jdbcUrl), "no server after crash");
+            pg.crash(); // already down: nothing to do
+            pg.restart();
+            assertEquals("committed", Db.query(jdbcUrl, "SELECT v FROM kept"));
+            // An immediate shutdown leaves the next start to recover from the log.
+            assertTrue(Files.readString(pg.logFile()).contains("not properly shut down"),
+                    "recovered after an immediate shutdown: " + pg.logFile());
+        }
+    }
+
+    @Test
     void aDurableServerRunsWithTheDefaultsAndTheSettingsGiven() throws Exception {
         String odd = "it's a \\ test";
         try (PostgresServer pg = PostgresServer.builder()

@@ -670,11 +670,25 @@ public final class NativeBridge {
         return ids;
     }
 
-    /** Completes the attempts' jobs; returns the ids whose attempt still held the job. */
-    public static long[] complete(long client, long[] ids, int[] attempts) {
+    /**
+     * Completes the attempts' jobs; returns those recorded: attempts that still held their job,
+     * and (late) attempts whose lease had passed while no later attempt started.
+     */
+    public static Recorded complete(long client, long[] ids, int[] attempts) {
         ensureLoaded();
-        return ids(nativeComplete(client, attempts(ids, attempts).toBytes()));
+        Wire.Reader r = reader(nativeComplete(client, attempts(ids, attempts).toBytes()));
+        int n = r.i32();
+        long[] recorded = new long[n];
+        boolean[] late = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            recorded[i] = r.i64();
+            late[i] = r.bool();
+        }
+        return new Recorded(recorded, late);
     }
+
+    /** The jobs whose completions were recorded, and for each whether it came after a rescue. */
+    public record Recorded(long[] ids, boolean[] late) {}
 
     /** Extends the attempts' leases; returns the ids whose attempt still holds the job. */
     public static long[] extendLeases(long client, long[] ids, int[] attempts, long leaseMillis) {
@@ -683,20 +697,46 @@ public final class NativeBridge {
     }
 
     /**
-     * Records a failed attempt: returns the retry's due time in microseconds since the epoch, 0
-     * when the job was dead-lettered, -1 when the attempt no longer held the job.
+     * Records a failed attempt; null when a later attempt of the job has started (the failure is
+     * not recorded).
      */
-    public static long fail(long client, long id, int attempt, String error) {
+    public static Failed fail(long client, long id, int attempt, String error) {
         ensureLoaded();
         int room = 16 + (error == null ? 0 : 3 * error.length());
         Wire.Reader r = reader(nativeFail(client, new Wire.Writer(room).i64(id).i32(attempt).text(error).toBytes()));
         if (!r.bool()) {
-            return -1;
+            return null;
         }
         JobState state = Codes.JOB_STATE.of(r.i32());
         long runAt = r.i64();
-        return state == JobState.DEAD ? 0 : runAt;
+        return new Failed(state == JobState.DEAD, runAt, r.bool());
     }
+
+    /**
+     * Where a recorded failure left its job: dead, or due again at {@code dueMicros} (since the
+     * epoch); {@code late} when it was recorded after the attempt's lease passed and a rescue
+     * had moved the job.
+     */
+    public record Failed(boolean dead, long dueMicros, boolean late) {}
+
+    /** Where the jobs {@code ids} stand now (those that still exist): to say why an outcome was refused. */
+    public static List<JobAttempt> attemptsNow(long client, long[] ids) {
+        ensureLoaded();
+        Wire.Writer w = new Wire.Writer(8 + 8 * ids.length).i32(ids.length);
+        for (long id : ids) {
+            w.i64(id);
+        }
+        Wire.Reader r = reader(nativeAttemptsNow(client, w.toBytes()));
+        int n = r.i32();
+        List<JobAttempt> now = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            now.add(new JobAttempt(r.i64(), r.i32(), Codes.JOB_STATE.of(r.i32())));
+        }
+        return now;
+    }
+
+    /** A job's latest attempt number (0 before the first) and its state. */
+    public record JobAttempt(long id, int attempt, JobState state) {}
 
     /** Puts back to work the running jobs whose lease has passed; returns them. */
     public static List<Rescued> rescueExpired(long client) {
@@ -720,10 +760,13 @@ public final class NativeBridge {
     public record Rescued(long id, String queue, String task, int attempt, int maxAttempts, boolean dead,
             boolean late, String error) {}
 
-    /** Gives back unfinished attempts; their jobs are due again and the attempts do not count. */
-    public static long returnAttempts(long client, long[] ids, int[] attempts) {
+    /**
+     * Gives back unfinished attempts; their jobs are due again and the attempts do not count.
+     * Returns the ids of the jobs given back (whose attempt still held them).
+     */
+    public static long[] returnAttempts(long client, long[] ids, int[] attempts) {
         ensureLoaded();
-        return reader(nativeReturnAttempts(client, attempts(ids, attempts).toBytes())).i64();
+        return ids(nativeReturnAttempts(client, attempts(ids, attempts).toBytes()));
     }
 
     /** Stores a checkpoint while the attempt holds its job; false when it no longer does. */
@@ -854,6 +897,8 @@ public final class NativeBridge {
     private static native byte[] nativeFail(long client, byte[] request);
 
     private static native byte[] nativeRescueExpired(long client, byte[] request);
+
+    private static native byte[] nativeAttemptsNow(long client, byte[] request);
 
     private static native byte[] nativeReturnAttempts(long client, byte[] request);
 

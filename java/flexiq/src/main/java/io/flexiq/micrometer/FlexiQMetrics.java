@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +25,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -55,8 +57,10 @@ import org.slf4j.LoggerFactory;
  *       to its handler's start.
  *   <li>{@code flexiq.jobs} (gauge; {@code queue}, {@code state}: {@code available},
  *       {@code scheduled}, {@code retryable}, {@code running}, {@code dead}): jobs by queue and
- *       state, read by one indexed statement every refresh interval (30 s by default) on a
- *       thread of its own, never per scrape. Finished jobs are not counted.
+ *       state, read by one indexed statement when bound, then every refresh interval (30 s by
+ *       default) on a thread of its own, never per scrape, and soon after an enqueue or a job
+ *       names a queue not shown yet. The queues given to the constructor (a worker's, say) are
+ *       shown from the start, at 0 while they hold no jobs. Finished jobs are not counted.
  * </ul>
  * Events reach the meters through a {@link FlexiQListener}, after the fact and on a thread of
  * their own, so a counter may trail what happened by moments.
@@ -71,6 +75,8 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
 
     private final FlexiQ client;
     private final Duration refresh;
+    /** Queues the gauge shows from the start. */
+    private final List<String> queues;
     private final List<Binding> bindings = new CopyOnWriteArrayList<>();
 
     /** Meters of {@code client}, its gauge of jobs read every {@link #DEFAULT_REFRESH}. */
@@ -84,14 +90,29 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
      * @throws IllegalArgumentException unless {@code refresh} is at least 1 s
      */
     public FlexiQMetrics(FlexiQ client, Duration refresh) {
+        this(client, refresh, List.of());
+    }
+
+    /**
+     * Meters of {@code client}, its gauge of jobs read every {@code refresh}, with a series of
+     * each of {@code queues} from the start (at 0 while the queue holds no jobs), as for the
+     * queues a worker takes jobs from; other queues appear once they hold jobs.
+     *
+     * @throws IllegalArgumentException unless {@code refresh} is at least 1 s
+     */
+    public FlexiQMetrics(FlexiQ client, Duration refresh, Collection<String> queues) {
         this.client = Objects.requireNonNull(client, "client");
         if (refresh == null || refresh.compareTo(Duration.ofSeconds(1)) < 0) {
             throw new IllegalArgumentException("refresh must be at least 1 s, got " + refresh);
         }
         this.refresh = refresh;
+        this.queues = List.copyOf(Objects.requireNonNull(queues, "queues"));
     }
 
-    /** Registers the meters with {@code registry} and starts feeding them. */
+    /**
+     * Registers the meters with {@code registry} and starts feeding them. The gauge of jobs is
+     * read here, on the caller's thread, so that it has its values as soon as it is bound.
+     */
     @Override
     public void bindTo(MeterRegistry registry) {
         Binding binding = new Binding(registry);
@@ -127,6 +148,7 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
 
         Binding(MeterRegistry registry) {
             this.registry = registry;
+            seenQueues.addAll(queues);
             this.jobs = MultiGauge.builder("flexiq.jobs").description("Jobs by queue and state")
                     .baseUnit("jobs").register(registry);
             this.reader = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -137,7 +159,20 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
         }
 
         void start() {
-            reader.scheduleWithFixedDelay(this::readCounts, 0, refresh.toMillis(), TimeUnit.MILLISECONDS);
+            readCounts();
+            reader.scheduleWithFixedDelay(this::readCounts, refresh.toMillis(), refresh.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
+
+        /** A queue named by an event: one not shown yet is read at once rather than at the next refresh. */
+        private void seen(String queue) {
+            if (seenQueues.add(queue)) {
+                try {
+                    reader.execute(this::readCounts);
+                } catch (RejectedExecutionException e) {
+                    // Stopped meanwhile: nothing is read any more.
+                }
+            }
         }
 
         void stop() {
@@ -145,7 +180,8 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
             reader.shutdownNow();
         }
 
-        private void readCounts() {
+        /** Runs on the reader's thread, and once on the binding thread before the reader starts. */
+        private synchronized void readCounts() {
             Map<String, Map<JobState, Long>> counts = new TreeMap<>();
             // A queue once seen keeps reading 0 in each state rather than vanishing from dashboards.
             seenQueues.forEach(q -> counts.put(q, new EnumMap<>(JobState.class)));
@@ -172,7 +208,7 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
 
         @Override
         public void onEnqueue(EnqueueEvent e) {
-            seenQueues.add(e.queue());
+            seen(e.queue());
             String outcome = e.conflict() ? "conflict" : lower(e.outcome().orElseThrow());
             Counter.builder("flexiq.enqueues").description("Enqueue entries by how they were decided")
                     .tags("task", e.task(), "outcome", outcome).register(registry).increment();
@@ -180,7 +216,7 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
 
         @Override
         public void onJob(JobEvent e) {
-            seenQueues.add(e.queue());
+            seen(e.queue());
             switch (e.kind()) {
                 case STARTED -> e.startLatency().ifPresent(latency ->
                         Timer.builder("flexiq.start.latency").description("From a job's due time to its handler's start")
@@ -198,6 +234,9 @@ public final class FlexiQMetrics implements MeterBinder, AutoCloseable {
                             .description("Jobs put back to work after their worker's lease passed")
                             .tags("task", e.task()).register(registry).increment();
                 }
+                case RECORDED_LATE -> Counter.builder("flexiq.late.outcomes")
+                        .description("Outcomes recorded after their lease passed and a rescue had moved the job")
+                        .tags("task", e.task()).register(registry).increment();
                 default -> { }
             }
         }

@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
@@ -78,6 +79,30 @@ class FlexiQMetricsTest {
             String id = queue.enqueue(CHARGE, new Charge(7), EnqueueOptions.builder().queue("brief").build());
             queue.purge(id);
             await(() -> gauge(registry, "brief", "available") == 0 && gauge(registry, "brief", "running") == 0);
+        }
+    }
+
+    @Test
+    void theGaugeHoldsTheCountsAndTheGivenQueuesAsSoonAsItIsBound(FlexiQ queue) {
+        queue.enqueue(CHARGE, new Charge(8), EnqueueOptions.builder().queue("waiting").delay(Duration.ofHours(1)).build());
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (FlexiQMetrics metrics = new FlexiQMetrics(queue, Duration.ofHours(1), List.of("idle"))) {
+            metrics.bindTo(registry);
+            // No waiting: read while binding, not at the first refresh, an hour later.
+            assertEquals(1.0, gauge(registry, "waiting", "scheduled"));
+            assertEquals(0.0, gauge(registry, "waiting", "available"));
+            assertEquals(0.0, gauge(registry, "idle", "available"));
+        }
+    }
+
+    @Test
+    void aQueueFirstNamedByAnEnqueueIsReadWithoutWaitingForTheRefresh(FlexiQ queue) throws Exception {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        try (FlexiQMetrics metrics = new FlexiQMetrics(queue, Duration.ofHours(1))) {
+            metrics.bindTo(registry);
+            assertEquals(-1.0, gauge(registry, "fresh", "available"), "no series before the queue is named");
+            queue.enqueue(CHARGE, new Charge(9), EnqueueOptions.builder().queue("fresh").build());
+            await(() -> gauge(registry, "fresh", "available") == 1);
         }
     }
 

@@ -16,23 +16,18 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.MDC;
 
 /**
  * Runs a worker's claimed attempts on its handler threads, each under its job's timeout, and
  * hands how they ended to the {@link OutcomeRecorder}. Attempts of one job never overlap here:
  * a new attempt waits while an earlier attempt's thread still runs (a handler that ignores
  * interruption). Each attempt's slot is freed once its thread is done with it and its outcome is
- * recorded (see {@link HeldAttempts}). While a handler runs, the SLF4J MDC names its job
- * ({@value #MDC_JOB_ID}, {@value #MDC_TASK}, {@value #MDC_QUEUE}, {@value #MDC_ATTEMPT}).
+ * recorded (see {@link HeldAttempts}). While a handler runs, the SLF4J MDC names its job (see
+ * {@link JobMdc}).
  */
 final class AttemptRunner {
     /** The runner whose handler the current thread runs, if any. */
     private static final ThreadLocal<AttemptRunner> HANDLING = new ThreadLocal<>();
-    static final String MDC_JOB_ID = "flexiq.jobId";
-    static final String MDC_TASK = "flexiq.task";
-    static final String MDC_QUEUE = "flexiq.queue";
-    static final String MDC_ATTEMPT = "flexiq.attempt";
 
     private final WorkerStore store;
     private final StoredPayloads stored;
@@ -174,10 +169,7 @@ final class AttemptRunner {
         if (listeners.active() && !a.settled()) {
             listeners.job(a.startedEvent(waited));
         }
-        MDC.put(MDC_JOB_ID, Long.toString(a.id));
-        MDC.put(MDC_TASK, a.handler.task().name());
-        MDC.put(MDC_QUEUE, a.queue);
-        MDC.put(MDC_ATTEMPT, Integer.toString(a.attempt));
+        JobMdc named = JobMdc.of(a);
         try {
             // The timeout counts from the handler's start, not from the claim.
             if (a.timeoutMillis != HeldAttempt.NO_TIMEOUT) {
@@ -196,16 +188,13 @@ final class AttemptRunner {
             // An interrupt meant for this attempt must not reach the thread's next job.
             Thread.interrupted();
             HANDLING.remove();
-            MDC.remove(MDC_JOB_ID);
-            MDC.remove(MDC_TASK);
-            MDC.remove(MDC_QUEUE);
-            MDC.remove(MDC_ATTEMPT);
+            named.close();
         }
         if (a.settle()) {
             if (failure == null) {
                 outcomes.succeeded(a);
             } else {
-                outcomes.failed(a, describe(failure));
+                outcomes.failed(a, describe(failure), failure);
             }
         }
         HeldAttempt next;
@@ -225,7 +214,7 @@ final class AttemptRunner {
     private void timeOut(HeldAttempt a) {
         if (a.settle()) {
             a.interruptIfRunning();
-            outcomes.failed(a, "timed out after " + a.timeoutMillis + " ms");
+            outcomes.failed(a, "timed out after " + a.timeoutMillis + " ms", null);
         }
     }
 

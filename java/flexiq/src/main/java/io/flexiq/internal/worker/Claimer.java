@@ -19,6 +19,8 @@ import org.slf4j.LoggerFactory;
  * became unavailable: the claim may have committed before the connection broke), the slots it
  * asked for stay reserved and the next call, once PostgreSQL answers, recovers the jobs that
  * claim took by their token and runs them, instead of leaving them to lose their leases unrun.
+ * Before that, and before any rescue, the first call after a failure extends the leases the
+ * worker holds (see {@link LeaseKeeper}).
  */
 final class Claimer implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
@@ -39,14 +41,18 @@ final class Claimer implements Runnable {
     private final Listeners listeners;
     private final ClaimBuffer buffer;
     private final Trouble trouble;
+    /** Extends the worker's leases: the first thing done after a failed call. */
+    private final Runnable extendLeases;
     private volatile boolean claiming = true;
+    /** Whether the last call failed, so that the leases are extended before anything else. */
+    private boolean resuming;
     /** The token of a claim that failed without an answer, and the slots it reserved. */
     private long unresolvedToken;
     private int unresolvedSlots;
 
     Claimer(WorkerStore store, String[] queues, String[] tasks, TaskHandler<?>[] handlers, int claimBatch,
             int capacity, Semaphore slots, Semaphore unrecorded, long leaseMillis, long pollMillis,
-            Consumer<HeldAttempt> dispatch, Listeners listeners, Trouble outage) {
+            Consumer<HeldAttempt> dispatch, Runnable extendLeases, Listeners listeners, Trouble outage) {
         this.store = store;
         this.queues = queues;
         this.tasks = tasks;
@@ -57,6 +63,7 @@ final class Claimer implements Runnable {
         this.leaseMillis = leaseMillis;
         this.pollMillis = pollMillis;
         this.dispatch = dispatch;
+        this.extendLeases = extendLeases;
         this.listeners = listeners;
         this.trouble = outage.activity("claiming jobs");
         this.buffer = new ClaimBuffer(claimBatch);
@@ -73,6 +80,10 @@ final class Claimer implements Runnable {
         long retryMillis = FIRST_RETRY_MILLIS;
         while (claiming) {
             try {
+                if (resuming) {
+                    extendLeases.run();
+                    resuming = false;
+                }
                 if (unresolvedSlots > 0) {
                     recover();
                     continue;
@@ -88,6 +99,7 @@ final class Claimer implements Runnable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
+                resuming = true;
                 trouble.failed(e, "trying again in " + Math.min(retryMillis, pollMillis) + " ms");
                 if (!WorkerEngine.sleep(Math.min(retryMillis, pollMillis))) {
                     return;

@@ -105,6 +105,18 @@ final class HeldAttempt {
                 maxAttempts, null, null, handlerDuration(), null);
     }
 
+    /** The event of its outcome's being recorded after a rescue had moved its job. */
+    JobEvent recordedLateEvent() {
+        return API.jobEvent(JobEvent.Kind.RECORDED_LATE, Long.toString(id), handler.task().name(), queue, attempt,
+                maxAttempts, null, null, handlerDuration(), null);
+    }
+
+    /** The event of its being given back unfinished by a worker that closed. */
+    JobEvent givenBackEvent() {
+        return API.jobEvent(JobEvent.Kind.GIVEN_BACK, Long.toString(id), handler.task().name(), queue, attempt,
+                maxAttempts, null, null, null, null);
+    }
+
     /** The event of its failure: retried after {@code retryDelay}, or dead-lettered when it is null. */
     JobEvent failedEvent(String error, Duration retryDelay) {
         return API.jobEvent(retryDelay == null ? JobEvent.Kind.DEAD_LETTERED : JobEvent.Kind.RETRIED,

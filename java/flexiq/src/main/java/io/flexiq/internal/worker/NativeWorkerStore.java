@@ -26,7 +26,7 @@ public final class NativeWorkerStore implements WorkerStore {
     }
 
     @Override
-    public long[] complete(long[] ids, int[] attempts) {
+    public NativeBridge.Recorded complete(long[] ids, int[] attempts) {
         return NativeBridge.complete(handle, ids, attempts);
     }
 
@@ -36,13 +36,18 @@ public final class NativeWorkerStore implements WorkerStore {
     }
 
     @Override
-    public long fail(long id, int attempt, String error) {
+    public NativeBridge.Failed fail(long id, int attempt, String error) {
         return NativeBridge.fail(handle, id, attempt, error);
     }
 
     @Override
-    public long returnAttempts(long[] ids, int[] attempts) {
+    public long[] returnAttempts(long[] ids, int[] attempts) {
         return NativeBridge.returnAttempts(handle, ids, attempts);
+    }
+
+    @Override
+    public List<NativeBridge.JobAttempt> attemptsNow(long[] ids) {
+        return NativeBridge.attemptsNow(handle, ids);
     }
 
     @Override

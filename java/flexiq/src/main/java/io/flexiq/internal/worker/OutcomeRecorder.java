@@ -1,6 +1,8 @@
 package io.flexiq.internal.worker;
 
+import io.flexiq.JobState;
 import io.flexiq.StorageUnavailableException;
+import io.flexiq.internal.NativeBridge;
 import io.flexiq.Worker;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
@@ -8,9 +10,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * is kept and tried again, its lease still extended meanwhile, so a short outage neither runs a
  * finished handler again nor lets its job's lease pass; only a worker closing gives up, at its
  * deadline. Each failed attempt is logged once recorded: a warning while the job has attempts
- * left, an error when it is dead-lettered.
+ * left, an error with the failure's stack trace when it is dead-lettered; an outcome not
+ * recorded is logged with why. Each line carries the job's MDC (see {@link JobMdc}).
  */
 final class OutcomeRecorder implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
@@ -37,7 +43,8 @@ final class OutcomeRecorder implements Runnable {
 
     private enum Kind { SUCCEEDED, FAILED, GIVEN_BACK }
 
-    private record Outcome(HeldAttempt attempt, Kind kind, String error) {}
+    /** An attempt's outcome; a failure has its error as stored and, if it threw, what it threw. */
+    private record Outcome(HeldAttempt attempt, Kind kind, String error, Throwable thrown) {}
 
     private final WorkerStore store;
     private final HeldAttempts held;
@@ -46,6 +53,8 @@ final class OutcomeRecorder implements Runnable {
     private final List<HeldAttempt> completions = new ArrayList<>();
     private final List<Outcome> failures = new ArrayList<>();
     private final List<HeldAttempt> givenBack = new ArrayList<>();
+    /** Completions tried without an answer (PostgreSQL went away mid-call): they may have committed. */
+    private final Set<HeldAttempt> unanswered = new HashSet<>();
     private final Trouble trouble;
     private volatile boolean stopping;
     private volatile long stopByNanos;
@@ -58,16 +67,17 @@ final class OutcomeRecorder implements Runnable {
     }
 
     void succeeded(HeldAttempt a) {
-        arrived.add(new Outcome(a, Kind.SUCCEEDED, null));
+        arrived.add(new Outcome(a, Kind.SUCCEEDED, null, null));
     }
 
-    void failed(HeldAttempt a, String error) {
-        arrived.add(new Outcome(a, Kind.FAILED, error));
+    /** Attempt {@code a} failed with {@code error}; {@code thrown} is what its handler threw, if anything. */
+    void failed(HeldAttempt a, String error, Throwable thrown) {
+        arrived.add(new Outcome(a, Kind.FAILED, error, thrown));
     }
 
     void giveBack(List<HeldAttempt> attempts) {
         for (HeldAttempt a : attempts) {
-            arrived.add(new Outcome(a, Kind.GIVEN_BACK, null));
+            arrived.add(new Outcome(a, Kind.GIVEN_BACK, null, null));
         }
     }
 
@@ -186,52 +196,174 @@ final class OutcomeRecorder implements Runnable {
     }
 
     private void complete(List<HeldAttempt> batch) {
-        long[] done = store.complete(HeldAttempt.ids(batch), HeldAttempt.attempts(batch));
-        Set<Long> recorded = new HashSet<>();
-        for (long id : done) {
-            recorded.add(id);
+        NativeBridge.Recorded done;
+        try {
+            done = store.complete(HeldAttempt.ids(batch), HeldAttempt.attempts(batch));
+        } catch (StorageUnavailableException e) {
+            // The statement may have committed before the connection broke.
+            unanswered.addAll(batch);
+            throw e;
         }
+        Map<Long, Boolean> late = new HashMap<>();
+        for (int i = 0; i < done.ids().length; i++) {
+            late.put(done.ids()[i], done.late()[i]);
+        }
+        Set<Long> seen = new HashSet<>();
+        List<HeldAttempt> refused = new ArrayList<>();
         for (HeldAttempt a : batch) {
-            if (recorded.contains(a.id)) {
-                if (listeners.active()) {
-                    listeners.job(a.completedEvent());
-                }
-            } else {
-                LOG.warn(a + " succeeded after its lease had passed; the job was"
-                        + " already given to another attempt");
+            Boolean recordedLate = late.get(a.id);
+            if (recordedLate == null) {
+                refused.add(a);
+                continue;
+            }
+            if (!seen.add(a.id)) {
+                ranTwice(a);
+                continue;
+            }
+            if (recordedLate) {
+                recordedLate(a, "succeeded", "the job is completed");
+            }
+            if (listeners.active()) {
+                listeners.job(a.completedEvent());
             }
         }
         drop(batch);
+        if (!refused.isEmpty()) {
+            refused(refused, "succeeded", null);
+        }
+        unanswered.removeAll(batch);
+    }
+
+    /**
+     * Says that attempt {@code a}, completed in the same statement as an earlier run of the same
+     * attempt of its job, is that job's second run in this worker: the first run's claim was
+     * forgotten by a crash of PostgreSQL, and the job claimed again at the same attempt.
+     */
+    private void ranTwice(HeldAttempt a) {
+        JobMdc.around(a, () -> {
+            LOG.warn("{} succeeded a second time: PostgreSQL, restarting after a crash, forgot this attempt's claim"
+                    + " (a claim commits without waiting for the disk), and the job was claimed again at the same"
+                    + " attempt while the first run's outcome waited; the handler ran twice, and the job is"
+                    + " completed once", a);
+        });
+    }
+
+    /**
+     * Says that attempt {@code a}'s outcome was recorded after its lease had passed and a rescue
+     * had moved its job, no later attempt having started.
+     */
+    private void recordedLate(HeldAttempt a, String outcome, String result) {
+        JobMdc.around(a, () -> {
+            LOG.warn("{} {} after its lease had passed and a rescue had moved the job; recorded all the same, as"
+                    + " no later attempt had started: {}, and the rescue does not count as an attempt",
+                    a, outcome, result);
+        });
+        if (listeners.active()) {
+            listeners.job(a.recordedLateEvent());
+        }
+    }
+
+    /**
+     * Says why the outcomes ({@code outcome}: succeeded or failed) of {@code attempts} were not
+     * recorded, by where their jobs stand now: a later attempt started after the lease passed, or
+     * PostgreSQL, restarting after a crash, forgot the attempt's claim (a claim commits without
+     * waiting for the disk), so the job was or will be claimed again.
+     */
+    private void refused(List<HeldAttempt> attempts, String outcome, String error) {
+        Map<Long, NativeBridge.JobAttempt> now = new HashMap<>();
+        try {
+            for (NativeBridge.JobAttempt j : store.attemptsNow(HeldAttempt.ids(attempts))) {
+                now.put(j.id(), j);
+            }
+        } catch (RuntimeException e) {
+            // Only the explanation is lost: each line then says what is known.
+            LOG.debug("could not read where the jobs of refused outcomes stand", e);
+        }
+        String what = error == null ? outcome : outcome + " (" + error + ")";
+        for (HeldAttempt a : attempts) {
+            NativeBridge.JobAttempt j = now.get(a.id);
+            String why;
+            if (j == null) {
+                why = now.isEmpty() ? "the job has moved on" : "the job no longer exists (it was purged)";
+            } else if (j.attempt() > a.attempt) {
+                why = "its lease had passed, and attempt " + j.attempt() + " of the job has started since (the job is "
+                        + j.state().name().toLowerCase(Locale.ROOT) + "); that attempt decides";
+            } else if (j.attempt() == a.attempt && j.state() == JobState.COMPLETED && error == null
+                    && unanswered.contains(a)) {
+                // An earlier try of this very completion committed; its answer was lost.
+                if (listeners.active()) {
+                    listeners.job(a.completedEvent());
+                }
+                continue;
+            } else if (j.attempt() == a.attempt) {
+                why = "PostgreSQL, restarting after a crash, forgot this attempt's claim (a claim commits without"
+                        + " waiting for the disk), and the job was claimed again as attempt " + j.attempt()
+                        + ", which decides (the job is " + j.state().name().toLowerCase(Locale.ROOT)
+                        + "): the handler ran twice";
+            } else {
+                why = "PostgreSQL, restarting after a crash, forgot this attempt's claim (a claim commits without"
+                        + " waiting for the disk): the job is " + j.state().name().toLowerCase(Locale.ROOT)
+                        + " and runs again";
+            }
+            JobMdc.around(a, () -> {
+                LOG.warn("{} {}, but the outcome was not recorded: {}", a, what, why);
+            });
+        }
     }
 
     private void fail(Outcome f) {
         HeldAttempt a = f.attempt();
-        long dueMicros = store.fail(a.id, a.attempt, f.error());
+        NativeBridge.Failed failed = store.fail(a.id, a.attempt, f.error());
         held.remove(a);
-        if (dueMicros == -1) {
-            LOG.warn(a + " failed after its lease had passed; the job was already"
-                    + " given to another attempt: " + f.error());
+        if (failed == null) {
+            refused(List.of(a), "failed", f.error());
             return;
         }
+        if (failed.late()) {
+            recordedLate(a, "failed", failed.dead() ? "the job is dead" : "the job is due for its retry");
+        }
         String job = HeldAttempt.describe(a.id, a.handler.task().name(), a.queue);
-        Duration retryDelay = null;
-        if (dueMicros == 0) {
-            LOG.error("{} is dead: attempt {} of {} failed, and it has no attempts left (redrive it to run it"
-                    + " again): {}", job, a.attempt, a.maxAttempts, f.error());
-        } else {
-            // By this process's clock: a clock ahead of PostgreSQL's shortens it, never below zero.
-            Duration untilDue = Duration.between(Instant.now(), Instant.EPOCH.plus(dueMicros, ChronoUnit.MICROS));
-            retryDelay = untilDue.isNegative() ? Duration.ZERO : untilDue;
+        // By this process's clock: a clock ahead of PostgreSQL's shortens it, never below zero.
+        Duration untilDue = Duration.between(Instant.now(), Instant.EPOCH.plus(failed.dueMicros(), ChronoUnit.MICROS));
+        Duration retryDelay = failed.dead() ? null : untilDue.isNegative() ? Duration.ZERO : untilDue;
+        JobMdc.around(a, () -> {
+            if (retryDelay == null) {
+                // The last attempt: the failure's stack trace goes with it.
+                LOG.error("{} is dead: attempt {} of {} failed, and it has no attempts left (redrive it to run it"
+                        + " again): {}", job, a.attempt, a.maxAttempts, f.error(), f.thrown());
+                return;
+            }
             LOG.warn("{}: attempt {} of {} failed; retrying in {} ms: {}", job, a.attempt, a.maxAttempts,
                     retryDelay.toMillis(), f.error());
-        }
+            if (f.thrown() != null) {
+                // An attempt with more to come: the trace at DEBUG, the last attempt's at ERROR.
+                LOG.debug("{}: the stack trace of attempt {}'s failure", job, a.attempt, f.thrown());
+            }
+        });
         if (listeners.active()) {
             listeners.job(a.failedEvent(f.error(), retryDelay));
         }
     }
 
     private void giveBack() {
-        store.returnAttempts(HeldAttempt.ids(givenBack), HeldAttempt.attempts(givenBack));
+        long[] returned = store.returnAttempts(HeldAttempt.ids(givenBack), HeldAttempt.attempts(givenBack));
+        Set<Long> back = new HashSet<>();
+        for (long id : returned) {
+            back.add(id);
+        }
+        for (HeldAttempt a : givenBack) {
+            if (!back.contains(a.id)) {
+                continue; // Its lease had passed: the job had moved on already.
+            }
+            JobMdc.around(a, () -> {
+                LOG.info("{}: attempt {} of {} was given back unfinished as the worker closed; the job is due"
+                        + " again at once and the attempt does not count",
+                        HeldAttempt.describe(a.id, a.handler.task().name(), a.queue), a.attempt, a.maxAttempts);
+            });
+            if (listeners.active()) {
+                listeners.job(a.givenBackEvent());
+            }
+        }
         drop(givenBack);
     }
 
@@ -248,5 +380,6 @@ final class OutcomeRecorder implements Runnable {
         failures.forEach(f -> held.remove(f.attempt()));
         failures.clear();
         drop(givenBack);
+        unanswered.clear();
     }
 }

@@ -21,19 +21,27 @@ public final class Rescues {
     public static void report(List<NativeBridge.Rescued> moved, Listeners listeners) {
         for (NativeBridge.Rescued r : moved) {
             String job = HeldAttempt.describe(r.id(), r.task(), r.queue());
-            if (r.late()) {
-                LOG.error("{} is dead: {} (redrive it to run it anyway)", job, r.error());
-            } else if (r.dead()) {
-                LOG.error("{} is dead: the lease of attempt {} of {} passed (its worker died or stalled), and it has"
-                        + " no attempts left (redrive it to run it again)", job, r.attempt(), r.maxAttempts());
-            } else {
-                LOG.warn("{}: the lease of attempt {} of {} passed (its worker died or stalled); the job is due"
-                        + " again", job, r.attempt(), r.maxAttempts());
-            }
+            JobMdc.around(r.id(), r.task(), r.queue(), r.attempt(), () -> {
+                log(r, job);
+            });
             if (listeners.active()) {
                 listeners.changed(r.dead() ? JobEvent.Kind.DEAD_LETTERED : JobEvent.Kind.RESCUED, r.id(), r.task(),
                         r.queue(), r.attempt(), r.maxAttempts(), r.error());
             }
+        }
+    }
+
+    private static void log(NativeBridge.Rescued r, String job) {
+        if (r.late()) {
+            LOG.error("{} is dead: {} (redrive it to run it anyway)", job, r.error());
+        } else if (r.dead()) {
+            LOG.error("{} is dead: the lease of attempt {} of {} passed (its worker died, stalled or lost"
+                    + " PostgreSQL), and it has no attempts left (redrive it to run it again; should that"
+                    + " attempt's outcome still arrive first, it is recorded)", job, r.attempt(), r.maxAttempts());
+        } else {
+            LOG.warn("{}: the lease of attempt {} of {} passed (its worker died, stalled or lost PostgreSQL);"
+                    + " the job is due again (should that attempt's outcome arrive before another attempt"
+                    + " starts, it is recorded)", job, r.attempt(), r.maxAttempts());
         }
     }
 }

@@ -73,8 +73,8 @@ public final class WorkerEngine {
         String[] tasks = s.handlers().keySet().toArray(new String[0]);
         this.claimer = new Claimer(store, s.queues().toArray(new String[0]), tasks,
                 s.handlers().values().toArray(new TaskHandler<?>[0]), s.claimBatch(), capacity, slots,
-                unrecorded, s.lease().toMillis(), s.pollInterval().toMillis(), runner::dispatch, listeners,
-                outage);
+                unrecorded, s.lease().toMillis(), s.pollInterval().toMillis(), runner::dispatch, leases::extend,
+                listeners, outage);
         this.claimerThread = threads(name + "-claimer").newThread(claimer);
         this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
     }

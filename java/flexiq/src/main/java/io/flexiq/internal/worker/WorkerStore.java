@@ -15,17 +15,20 @@ public interface WorkerStore {
     /** The jobs the claim marked {@code token} took and still runs, leases renewed, into {@code out}. */
     int recoverClaim(String[] queues, String[] tasks, long leaseMillis, long token, ClaimBuffer out);
 
-    /** Completes the attempts' jobs; returns the ids whose attempt still held its job. */
-    long[] complete(long[] ids, int[] attempts);
+    /** Completes the attempts' jobs; returns those recorded, late ones (after a rescue) marked. */
+    NativeBridge.Recorded complete(long[] ids, int[] attempts);
 
     /** Extends the attempts' leases; returns the ids whose attempt still holds its job. */
     long[] extendLeases(long[] ids, int[] attempts, long leaseMillis);
 
-    /** Records a failed attempt: the retry's due time (µs), 0 when dead-lettered, -1 when no longer held. */
-    long fail(long id, int attempt, String error);
+    /** Records a failed attempt: where it left the job, or null when a later attempt has started. */
+    NativeBridge.Failed fail(long id, int attempt, String error);
 
     /** Gives back unfinished attempts, not counted; returns how many. */
-    long returnAttempts(long[] ids, int[] attempts);
+    long[] returnAttempts(long[] ids, int[] attempts);
+
+    /** Where the jobs stand now (attempt number and state), to say why an outcome was refused. */
+    List<NativeBridge.JobAttempt> attemptsNow(long[] ids);
 
     /** Puts back to work running jobs whose lease has passed (dead-letters those with no attempts left); returns them. */
     List<NativeBridge.Rescued> rescueExpired();

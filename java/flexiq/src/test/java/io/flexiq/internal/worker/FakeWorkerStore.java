@@ -1,5 +1,6 @@
 package io.flexiq.internal.worker;
 
+import io.flexiq.JobState;
 import io.flexiq.StorageUnavailableException;
 import io.flexiq.internal.NativeBridge;
 import java.nio.charset.StandardCharsets;
@@ -71,6 +72,7 @@ final class FakeWorkerStore implements WorkerStore {
     private volatile boolean unavailable;
     private boolean loseNextClaimAnswer;
     private long takeOverAtComplete;
+    private long forgetClaimAtComplete;
     private final Map<String, byte[]> checkpoints = new HashMap<>();
     private long nextId = 1;
 
@@ -135,6 +137,26 @@ final class FakeWorkerStore implements WorkerStore {
      */
     synchronized void takeOverAtComplete(long id) {
         takeOverAtComplete = id;
+    }
+
+    /**
+     * PostgreSQL forgets the claim of job {@code id}'s running attempt just before the next
+     * {@link #complete} naming it, as a crash does to a claim whose commit had not reached the
+     * disk: the job is available again, at the attempt before.
+     */
+    synchronized void forgetClaimAtComplete(long id) {
+        forgetClaimAtComplete = id;
+    }
+
+    /**
+     * PostgreSQL forgets the claim of job {@code id}'s running attempt now, as a crash does to a
+     * claim whose commit had not reached the disk: the job is available again, at the attempt
+     * before.
+     */
+    synchronized void forgetClaim(long id) {
+        Job j = jobs.get(id);
+        j.state = State.AVAILABLE;
+        j.attempt--;
     }
 
     /** How many calls were made, answered or not. */
@@ -237,13 +259,17 @@ final class FakeWorkerStore implements WorkerStore {
     }
 
     @Override
-    public synchronized long[] complete(long[] ids, int[] attempts) {
+    public synchronized NativeBridge.Recorded complete(long[] ids, int[] attempts) {
         called(Call.COMPLETE);
         List<Long> done = new ArrayList<>();
         for (int i = 0; i < ids.length; i++) {
             if (ids[i] == takeOverAtComplete) {
                 takeOverAtComplete = 0;
                 takeOver(ids[i]);
+            }
+            if (ids[i] == forgetClaimAtComplete) {
+                forgetClaimAtComplete = 0;
+                forgetClaim(ids[i]);
             }
             completions.add(new Attempt(ids[i], attempts[i]));
             Job j = jobs.get(ids[i]);
@@ -252,7 +278,7 @@ final class FakeWorkerStore implements WorkerStore {
                 done.add(ids[i]);
             }
         }
-        return done.stream().mapToLong(Long::longValue).toArray();
+        return new NativeBridge.Recorded(done.stream().mapToLong(Long::longValue).toArray(), new boolean[done.size()]);
     }
 
     @Override
@@ -273,36 +299,48 @@ final class FakeWorkerStore implements WorkerStore {
     }
 
     @Override
-    public synchronized long fail(long id, int attempt, String error) {
+    public synchronized NativeBridge.Failed fail(long id, int attempt, String error) {
         called(Call.FAIL);
         failures.add(new Failure(id, attempt, error));
         Job j = jobs.get(id);
         if (!holds(j, attempt)) {
-            return -1;
+            return null;
         }
         j.lastError = error;
         if (j.attempt < j.maxAttempts) {
             j.state = State.RETRYABLE;
-            return System.currentTimeMillis() * 1_000;
+            return new NativeBridge.Failed(false, System.currentTimeMillis() * 1_000, false);
         }
         j.state = State.DEAD;
-        return 0;
+        return new NativeBridge.Failed(true, 0, false);
     }
 
     @Override
-    public synchronized long returnAttempts(long[] ids, int[] attempts) {
+    public synchronized long[] returnAttempts(long[] ids, int[] attempts) {
         called(Call.RETURN_ATTEMPTS);
-        long count = 0;
+        List<Long> returned = new ArrayList<>();
         for (int i = 0; i < ids.length; i++) {
             returns.add(new Attempt(ids[i], attempts[i]));
             Job j = jobs.get(ids[i]);
             if (holds(j, attempts[i])) {
                 j.state = State.AVAILABLE;
                 j.attempt--;
-                count++;
+                returned.add(ids[i]);
             }
         }
-        return count;
+        return returned.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    @Override
+    public synchronized List<NativeBridge.JobAttempt> attemptsNow(long[] ids) {
+        List<NativeBridge.JobAttempt> now = new ArrayList<>();
+        for (long id : ids) {
+            Job j = jobs.get(id);
+            if (j != null) {
+                now.add(new NativeBridge.JobAttempt(id, j.attempt, JobState.valueOf(j.state.name())));
+            }
+        }
+        return now;
     }
 
     @Override

@@ -22,7 +22,7 @@ public class ForwardingStore implements WorkerStore {
     }
 
     @Override
-    public long[] complete(long[] ids, int[] attempts) {
+    public NativeBridge.Recorded complete(long[] ids, int[] attempts) {
         return next.complete(ids, attempts);
     }
 
@@ -32,13 +32,18 @@ public class ForwardingStore implements WorkerStore {
     }
 
     @Override
-    public long fail(long id, int attempt, String error) {
+    public NativeBridge.Failed fail(long id, int attempt, String error) {
         return next.fail(id, attempt, error);
     }
 
     @Override
-    public long returnAttempts(long[] ids, int[] attempts) {
+    public long[] returnAttempts(long[] ids, int[] attempts) {
         return next.returnAttempts(ids, attempts);
+    }
+
+    @Override
+    public List<NativeBridge.JobAttempt> attemptsNow(long[] ids) {
+        return next.attemptsNow(ids);
     }
 
     @Override

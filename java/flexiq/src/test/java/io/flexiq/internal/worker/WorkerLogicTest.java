@@ -9,8 +9,10 @@ import io.flexiq.CanonicalJsonSerializer;
 import io.flexiq.CapturedLogs;
 import io.flexiq.JobContext;
 import io.flexiq.JobHandler;
+import io.flexiq.StorageUnavailableException;
 import io.flexiq.Task;
 import io.flexiq.WorkerEdgesTest;
+import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.enqueue.StoredPayloads;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
@@ -206,12 +208,53 @@ class WorkerLogicTest {
         store.takeOver(id);
         await("the handler to be interrupted", interrupted::get);
         worker.close();
-        assertTrue(warned("attempt 1 of job " + id + " lost its lease"), "logged: " + logs.matching(e -> true));
+        assertTrue(warned("attempt 1 of job " + id + " no longer holds its job"), "logged: " + logs.matching(e -> true));
         assertEquals(List.of(), store.completions());
         assertEquals(List.of(), store.failures());
         assertEquals(List.of(), store.returns(), "a lost attempt is not given back either");
         assertEquals(State.RUNNING, store.state(id), "the job stays with the attempt that took it over");
         assertEquals(2, store.attempt(id));
+    }
+
+    @Test
+    void aCompletionRefusedBecauseACrashForgotTheClaimSaysSoAndTheJobRunsAgain() throws Exception {
+        long id = store.add("echo", "forgotten");
+        AtomicInteger runs = new AtomicInteger();
+        store.forgetClaimAtComplete(id);
+        start(worker((payload, job) -> runs.incrementAndGet()));
+        await("the job to complete", () -> store.state(id) == State.COMPLETED);
+        assertEquals(2, runs.get(), "ran again, as its claim was forgotten");
+        assertTrue(warned("attempt 1 of job " + id + " succeeded, but the outcome was not recorded: PostgreSQL,"
+                + " restarting after a crash, forgot this attempt's claim (a claim commits without waiting for the"
+                + " disk): the job is available and runs again"), "logged: " + logs.matching(e -> true));
+        assertEquals(List.of(), logs.matching(e -> e.getFormattedMessage().contains("lease had passed")),
+                "no lease passed");
+    }
+
+    @Test
+    void aJobClaimedAgainAfterACrashForgotItsClaimIsCompletedOnceAndItsSecondRunSaidSo() throws Exception {
+        long id = store.add("echo", "twice");
+        AtomicInteger runs = new AtomicInteger();
+        // Completions find PostgreSQL gone until the job has run a second time.
+        WorkerStore completionsWait = new ForwardingStore(store) {
+            @Override
+            public NativeBridge.Recorded complete(long[] ids, int[] attempts) {
+                if (runs.get() < 2) {
+                    throw new StorageUnavailableException("PostgreSQL is unavailable (a test's fake store)");
+                }
+                return super.complete(ids, attempts);
+            }
+        };
+        start(worker((payload, job) -> {
+            if (runs.incrementAndGet() == 1) {
+                // The crash forgets the claim while the first run's outcome waits.
+                store.forgetClaim(id);
+            }
+        }), completionsWait);
+        await("the job to complete", () -> store.state(id) == State.COMPLETED);
+        assertEquals(2, runs.get());
+        assertTrue(warned("attempt 1 of job " + id + " succeeded a second time: PostgreSQL, restarting after a crash,"
+                + " forgot this attempt's claim"), "logged: " + logs.matching(e -> true));
     }
 
     @Test
@@ -235,7 +278,9 @@ class WorkerLogicTest {
         release.countDown();
         await("the other job to complete", () -> store.state(other) == State.COMPLETED);
         worker.close();
-        assertTrue(warned("attempt 1 of job " + late + " succeeded after its lease had passed"), "logged: " + logs.matching(e -> true));
+        assertTrue(warned("attempt 1 of job " + late + " succeeded, but the outcome was not recorded: its lease had"
+                + " passed, and attempt 2 of the job has started since (the job is running); that attempt decides"),
+                "logged: " + logs.matching(e -> true));
         assertEquals(1, store.completions().stream().filter(a -> a.id() == late).count(), "not tried again");
         assertEquals(State.RUNNING, store.state(late), "the job stays with the attempt that took it over");
         assertEquals(List.of(), store.failures());
@@ -384,14 +429,14 @@ class WorkerLogicTest {
             }
 
             @Override
-            public long[] complete(long[] ids, int[] attempts) {
+            public NativeBridge.Recorded complete(long[] ids, int[] attempts) {
                 try {
                     completionsAnswer.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-                long[] done = super.complete(ids, attempts);
-                completed.addAndGet(done.length);
+                NativeBridge.Recorded done = super.complete(ids, attempts);
+                completed.addAndGet(done.ids().length);
                 return done;
             }
         };

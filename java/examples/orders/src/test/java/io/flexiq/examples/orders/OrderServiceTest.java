@@ -2,8 +2,8 @@ package io.flexiq.examples.orders;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.flexiq.PayloadSerializer;
 import io.flexiq.TestQueue;
-import io.flexiq.spring.JacksonJsonSerializer;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -11,21 +11,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The service alone, in test mode: no database, no native library; jobs run at once through the
- * application's own JSON mapper (Spring Boot's, with application.properties), as in production.
+ * The service alone, in test mode: no database; jobs run at once through the application's own
+ * JSON mapper (Spring Boot's, with application.properties), as in production ({@link ApplicationJson}).
  */
 class OrderServiceTest {
-    private static JsonMapper applicationMapper;
+    private static PayloadSerializer applicationSerializer;
 
     private final Map<String, String> status = new LinkedHashMap<>();
     private final List<String> payments = new ArrayList<>();
@@ -43,13 +37,8 @@ class OrderServiceTest {
     };
 
     @BeforeAll
-    static void applicationMapper() {
-        AtomicReference<JsonMapper> mapper = new AtomicReference<>();
-        new ApplicationContextRunner()
-                .withInitializer(new ConfigDataApplicationContextInitializer())
-                .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class))
-                .run(context -> mapper.set(context.getBean(JsonMapper.class)));
-        applicationMapper = mapper.get();
+    static void readApplicationJson() {
+        applicationSerializer = ApplicationJson.serializer();
     }
 
     @Test
@@ -60,7 +49,7 @@ class OrderServiceTest {
             payments.add(orderId + ":" + amountCents);
             return "pay-1";
         }, orders);
-        TestQueue queue = TestQueue.create(new JacksonJsonSerializer(applicationMapper))
+        TestQueue queue = TestQueue.create(applicationSerializer)
                 .handle(Charge.TASK, (charge, job) -> {
                     seen.add(charge);
                     handler.handle(charge, job);

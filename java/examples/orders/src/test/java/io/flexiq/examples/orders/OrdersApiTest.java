@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
 import io.flexiq.FlexiQ;
 import io.flexiq.JobState;
@@ -27,24 +29,27 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionTemplate;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
-/** The running service over HTTP, on this JVM's test PostgreSQL. */
+/**
+ * The running service over HTTP, on this JVM's test PostgreSQL. Its JSON is read with Jackson 2,
+ * which FlexiQ brings on Spring Boot 3.5 and 4 alike, so that the test runs on both.
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"flexiq.worker.poll-interval=200ms", "flexiq.connect-timeout=2s"})
 @FlexiQPostgres
 @ExtendWith(OutputCaptureExtension.class)
 class OrdersApiTest {
     private final HttpClient http = HttpClient.newHttpClient();
+    private final ObjectMapper json = new ObjectMapper();
 
     @Value("${local.server.port}")
     int port;
     @Autowired
-    JsonMapper json;
+    ApplicationContext context;
     @Autowired
     JdbcTemplate jdbc;
     @Autowired
@@ -63,9 +68,9 @@ class OrdersApiTest {
         String order = "order-" + UUID.randomUUID();
         JsonNode first = post(order, 1200);
         JsonNode again = post(order, 1200);
-        assertEquals(first.get("chargeJobId").asString(), again.get("chargeJobId").asString());
+        assertEquals(first.get("chargeJobId").asText(), again.get("chargeJobId").asText());
 
-        String jobId = first.get("chargeJobId").asString();
+        String jobId = first.get("chargeJobId").asText();
         await("the charge job completes",
                 () -> flexiq.getJob(jobId).map(j -> j.state() == JobState.COMPLETED).orElse(false));
         assertEquals("charged", jdbc.queryForObject("SELECT status FROM orders WHERE id = ?", String.class, order));
@@ -79,7 +84,7 @@ class OrdersApiTest {
     @Test
     void aFailedChargeIsLoggedAtWarnWithTheJobIdAndCounted(CapturedOutput output) throws Exception {
         String order = "order-" + UUID.randomUUID();
-        String jobId = post(order, JdbcPaymentGateway.LIMIT_CENTS + 1).get("chargeJobId").asString();
+        String jobId = post(order, JdbcPaymentGateway.LIMIT_CENTS + 1).get("chargeJobId").asText();
         String logged = "job " + jobId + " (task charge_order, queue default): attempt 1 of ";
         await("the failed attempt is logged", () -> output.getOut().contains(logged));
         String line = output.getOut().lines().filter(l -> l.contains(logged)).findFirst().orElseThrow();
@@ -137,16 +142,16 @@ class OrdersApiTest {
         HttpResponse<String> up = get("/actuator/health");
         assertEquals(200, up.statusCode(), up.body());
         JsonNode flexiqHealth = json.readTree(up.body()).get("components").get("flexiq");
-        assertEquals("UP", flexiqHealth.get("status").asString());
-        assertEquals("running", flexiqHealth.get("details").get("worker").asString());
+        assertEquals("UP", flexiqHealth.get("status").asText());
+        assertEquals("running", flexiqHealth.get("details").get("worker").asText());
 
         postgres.shutDown();
         try {
             HttpResponse<String> down = get("/actuator/health");
             assertEquals(503, down.statusCode(), down.body());
             JsonNode flexiqDown = json.readTree(down.body()).get("components").get("flexiq");
-            assertEquals("DOWN", flexiqDown.get("status").asString());
-            assertTrue(flexiqDown.get("details").get("error").asString().contains("PostgreSQL is unavailable"),
+            assertEquals("DOWN", flexiqDown.get("status").asText());
+            assertTrue(flexiqDown.get("details").get("error").asText().contains("PostgreSQL is unavailable"),
                     flexiqDown.toString());
             // A probe during an outage says so in its answer, not with a stack trace in the log.
             assertFalse(output.getAll().contains("FlexiQ health check failed"), output.getAll());
@@ -159,7 +164,7 @@ class OrdersApiTest {
         await("FlexiQ's health is up again", () -> {
             try {
                 return json.readTree(get("/actuator/health").body()).get("components").get("flexiq").get("status")
-                        .asString().equals("UP");
+                        .asText().equals("UP");
             } catch (Exception e) {
                 return false;
             }
@@ -168,7 +173,8 @@ class OrdersApiTest {
 
     @Test
     void theWorkerStopsInThePhaseOfTheWebServersGracefulShutdown() {
-        assertEquals(WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE, FlexiQWorkerLifecycle.PHASE);
+        SmartLifecycle gracefulShutdown = context.getBean("webServerGracefulShutdown", SmartLifecycle.class);
+        assertEquals(gracefulShutdown.getPhase(), context.getBean(FlexiQWorkerLifecycle.class).getPhase());
     }
 
     private JsonNode post(String order, long amountCents) throws Exception {
