@@ -21,8 +21,9 @@ import java.util.List;
  * {@value #TEMP_DIR_PROPERTY} (default {@code java.io.tmpdir}), a directory only the current user
  * can write, or, when that is unusable, into a fresh private directory there; then
  * {@code System.loadLibrary}. An extracted file is loaded only after its full SHA-256 was checked
- * in its final place. When all fail, the exception names the platform and every place tried with
- * what went wrong there.
+ * in its final place. When all fail, the exception names the platform (with {@code os.name} and
+ * {@code os.arch} as the JVM reports them) and every place tried with what went wrong there, and,
+ * when the jar has no library for the platform, how to supply one built elsewhere.
  */
 public final class NativeLibraryLoader {
     /** System property naming a library file to load instead of the one in the jar. */
@@ -32,18 +33,23 @@ public final class NativeLibraryLoader {
 
     static final String LIBRARY = "flexiq_jni";
 
-    private final String platform;
+    private final Platform platform;
     private final String overridePath;
     private final String resourcePath;
     private final Path extractDir;
     private final String libraryName;
 
-    NativeLibraryLoader(String platform, String overridePath, String libraryName, Path extractDir) {
+    NativeLibraryLoader(Platform platform, String overridePath, String libraryName, Path extractDir) {
         this.platform = platform;
         this.overridePath = overridePath;
         this.libraryName = libraryName;
-        this.resourcePath = "/io/flexiq/native/" + platform + "/" + System.mapLibraryName(libraryName);
+        this.resourcePath = resourcePath(platform, libraryName);
         this.extractDir = extractDir;
+    }
+
+    /** Where the jar carries the library for {@code platform}. */
+    static String resourcePath(Platform platform, String libraryName) {
+        return "/io/flexiq/native/" + platform.folder() + "/" + platform.libraryFile(libraryName);
     }
 
     /** A loader configured from system properties for the running platform. */
@@ -67,7 +73,7 @@ public final class NativeLibraryLoader {
                 System.load(Paths.get(overridePath).toAbsolutePath().toString());
                 return overridePath;
             } catch (UnsatisfiedLinkError | SecurityException e) {
-                throw failure(List.of("file " + overridePath + " from -D" + PATH_PROPERTY + ": " + e.getMessage()), e);
+                throw failure(List.of("file " + overridePath + " from -D" + PATH_PROPERTY + ": " + e.getMessage()), "", e);
             }
         }
         Attempts tried = new Attempts();
@@ -83,13 +89,13 @@ public final class NativeLibraryLoader {
             tried.failed("System.loadLibrary(\"" + libraryName + "\") on java.library.path="
                     + System.getProperty("java.library.path") + ": " + e.getMessage(), e);
         }
-        throw failure(tried.lines, tried.last);
+        throw failure(tried.lines, tried.remedy, tried.last);
     }
 
-    private NativeLibraryException failure(List<String> tried, Throwable cause) {
+    private NativeLibraryException failure(List<String> tried, String remedy, Throwable cause) {
         return new NativeLibraryException(
-                "FlexiQ's native library " + System.mapLibraryName(libraryName) + " could not be loaded for platform "
-                        + platform + "; tried: " + String.join("; ", tried), cause);
+                "FlexiQ's native library " + platform.libraryFile(libraryName) + " could not be loaded for platform "
+                        + platform + "; tried: " + String.join("; ", tried) + remedy, cause);
     }
 
     /**
@@ -106,10 +112,14 @@ public final class NativeLibraryLoader {
         }
         if (bytes == null) {
             tried.lines.add("classpath resource " + resourcePath + ": not found");
+            tried.remedy = ". This jar carries no library for " + platform.folder() + ": build flexiq-jni for it"
+                    + " (cargo build --release -p flexiq-jni in FlexiQ's sources, on such a machine) and name the file"
+                    + " with -D" + PATH_PROPERTY + "=<file>, or pack it into the jar as " + resourcePath.substring(1)
+                    + " (see \"Native library loading\" in FlexiQ's architecture guide)";
             return null;
         }
         byte[] digest = sha256().digest(bytes);
-        String fileName = "flexiq-" + hex(digest, 8) + "-" + System.mapLibraryName(libraryName);
+        String fileName = "flexiq-" + hex(digest, 8) + "-" + platform.libraryFile(libraryName);
         List<ExtractionPlace> places = List.of(
                 new ExtractionPlace(extractDir.resolve(PrivateDirectory.sharedName()).toString(),
                         () -> PrivateDirectory.shared(realExtractDir())),
@@ -191,10 +201,11 @@ public final class NativeLibraryLoader {
         PrivateDirectory open() throws IOException;
     }
 
-    /** What was tried, in order, and the last failure. */
+    /** What was tried, in order, the last failure, and what to do when the jar has no library here. */
     private static final class Attempts {
         final List<String> lines = new ArrayList<>();
         Throwable last;
+        String remedy = "";
 
         void failed(String line, Throwable cause) {
             lines.add(line);

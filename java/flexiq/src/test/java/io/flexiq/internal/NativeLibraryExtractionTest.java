@@ -57,7 +57,7 @@ class NativeLibraryExtractionTest {
     void plantLibrary() throws Exception {
         assumeTrue(tmp.getFileSystem().supportedFileAttributeViews().contains("unix"), "a POSIX file system");
         try (InputStream in = NativeLibraryExtractionTest.class.getResourceAsStream(
-                "/io/flexiq/native/" + Platform.current() + "/" + LIBRARY_FILE)) {
+                NativeLibraryLoader.resourcePath(Platform.current(), NativeLibraryLoader.LIBRARY))) {
             genuine = in.readAllBytes();
         }
         genuineSha = sha256Hex(genuine);
