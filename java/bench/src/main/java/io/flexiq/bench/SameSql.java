@@ -28,7 +28,7 @@ final class SameSql implements AutoCloseable {
             try {
                 NativeBridge.Enqueue call = new NativeBridge.Enqueue(1, false);
                 call.add(EnqueueBench.TASK.name(), EnqueueBench.payload(42, 0), false, null, "template", false, null,
-                        EnqueueOptions.defaults());
+                        EnqueueOptions.defaults(), null);
                 NativeBridge.EnqueueStatement statement = call.prepare(client);
                 NativeBridge.discard(statement);
                 return new Template(statement.sql(), statement.params());
