@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import io.flexiq.opentelemetry.FlexiQTracing;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -13,15 +15,25 @@ import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -105,27 +117,39 @@ class TracingTest {
     }
 
     @Test
-    void aReplayFromAnotherTraceReplaysAndTheJobKeepsTheTraceItWasAcceptedIn() throws Exception {
+    void aReplayFromAnotherTraceReplaysAddsNoExecutionAndTheJobKeepsTheTraceItWasAcceptedIn() throws Exception {
         try (FlexiQ queue = TestDatabase.client()) {
             FlexiQTracing.enable(queue, otel);
             EnqueueOptions keyed = EnqueueOptions.builder().idempotencyKey("order-2").build();
             EnqueueTest.Order order = new EnqueueTest.Order(2, 100);
             String[] first = new String[1];
             String[] again = new String[1];
+            SpanContext[] replayed = new SpanContext[1];
             SpanContext accepted = inRequest("first", () -> first[0] = queue.enqueue(CHARGE, order, keyed));
-            SpanContext replayed = inRequest("retry", () -> again[0] = queue.enqueue(CHARGE, order, keyed));
+            WorkerTest.running(queue.worker().handle(CHARGE, (o, job) -> { }), () -> {
+                await("the job's attempt", () -> attempts(first[0]) == 1);
+                replayed[0] = inRequest("retry", () -> again[0] = queue.enqueue(CHARGE, order, keyed));
+                // Ran after the replay: had the replay made work, it would have run by now too.
+                String marker = queue.enqueue(CHARGE, new EnqueueTest.Order(9, 1));
+                await("a later job's attempt", () -> attempts(marker) == 1);
+            });
             assertEquals(first[0], again[0]);
-            WorkerTest.running(queue.worker().handle(CHARGE, (o, job) -> { }),
-                    () -> await("the attempt's span", () -> !spans(SpanKind.CONSUMER).isEmpty()));
+            assertEquals(1, attempts(first[0]), "the replay adds no execution");
 
             List<SpanData> enqueues = spans(SpanKind.PRODUCER);
-            assertEquals(List.of("accepted", "replayed"),
+            assertEquals(List.of("accepted", "replayed", "accepted"),
                     enqueues.stream().map(s -> text(s, "flexiq.enqueue.outcome")).toList());
-            assertEquals(replayed.getTraceId(), enqueues.get(1).getTraceId());
-            SpanData attempt = spans(SpanKind.CONSUMER).get(0);
+            assertEquals(replayed[0].getTraceId(), enqueues.get(1).getTraceId());
+            SpanData attempt = spans(SpanKind.CONSUMER).stream()
+                    .filter(s -> first[0].equals(text(s, "messaging.message.id"))).findFirst().orElseThrow();
             assertEquals(accepted.getTraceId(), attempt.getTraceId());
             assertEquals(enqueues.get(0).getSpanId(), attempt.getParentSpanId());
         }
+    }
+
+    /** The attempt spans of job {@code id} finished so far. */
+    private long attempts(String id) {
+        return spans(SpanKind.CONSUMER).stream().filter(s -> id.equals(text(s, "messaging.message.id"))).count();
     }
 
     @Test
@@ -169,6 +193,79 @@ class TracingTest {
             FlexiQTracing.disable(queue);
             queue.enqueue(CHARGE, new EnqueueTest.Order(7, 100), EnqueueOptions.defaults());
             assertEquals(1, spans(SpanKind.PRODUCER).size(), "tracing off again");
+        }
+    }
+
+    @Test
+    void oneTraceRunsFromAnHttpRequestThroughTheEnqueueToTheHandlerInAnotherJvm() throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        try (FlexiQ queue = TestDatabase.client()) {
+            FlexiQTracing.enable(queue, otel);
+            // The service: continues the caller's trace from its traceparent header, as an
+            // instrumented web framework does, and enqueues in that request's span.
+            server.createContext("/orders", exchange -> {
+                Context caller = otel.getPropagators().getTextMapPropagator().extract(Context.root(), exchange,
+                        new TextMapGetter<HttpExchange>() {
+                            @Override
+                            public Iterable<String> keys(HttpExchange e) {
+                                return e.getRequestHeaders().keySet();
+                            }
+
+                            @Override
+                            public String get(HttpExchange e, String key) {
+                                return e.getRequestHeaders().getFirst(key);
+                            }
+                        });
+                Span request = otel.getTracer("web").spanBuilder("POST /orders").setParent(caller)
+                        .setSpanKind(SpanKind.SERVER).startSpan();
+                Scope scope = request.makeCurrent();
+                String id;
+                try {
+                    id = queue.enqueue(CHARGE, new EnqueueTest.Order(8, 100));
+                } finally {
+                    scope.close();
+                    request.end();
+                }
+                byte[] body = id.getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(200, body.length);
+                exchange.getResponseBody().write(body);
+                exchange.close();
+            });
+            server.start();
+            // The caller: an HTTP client whose span's context goes out in the traceparent header.
+            Span client = otel.getTracer("client").spanBuilder("order").setSpanKind(SpanKind.CLIENT).startSpan();
+            HttpRequest.Builder post = HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/orders"))
+                    .POST(HttpRequest.BodyPublishers.noBody());
+            otel.getPropagators().getTextMapPropagator().inject(Context.root().with(client), post,
+                    HttpRequest.Builder::header);
+            String id = HttpClient.newHttpClient().send(post.build(), HttpResponse.BodyHandlers.ofString()).body();
+            client.end();
+
+            Process worker = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), TracedWorkerChild.class.getName(),
+                    TestDatabase.url(), queue.schema())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            await("the other JVM to complete the job", () -> WorkerTest.job(queue, id).state() == JobState.COMPLETED);
+            worker.getOutputStream().close();
+            List<String[]> theirs = new String(worker.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .map(line -> line.split(" ")).toList();
+            assertTrue(worker.waitFor(60, TimeUnit.SECONDS));
+
+            String trace = client.getSpanContext().getTraceId();
+            SpanData request = exported.getFinishedSpanItems().stream()
+                    .filter(s -> s.getName().equals("POST /orders")).findFirst().orElseThrow();
+            SpanData enqueue = spans(SpanKind.PRODUCER).get(0);
+            assertEquals(trace, request.getTraceId());
+            assertEquals(request.getSpanId(), enqueue.getParentSpanId());
+            String[] attempt = theirs.stream().filter(f -> f[0].equals("process_default")).findFirst().orElseThrow();
+            String[] handler = theirs.stream().filter(f -> f[0].equals("charge_card")).findFirst().orElseThrow();
+            assertEquals(trace, attempt[1], "the other JVM's attempt is in the request's trace");
+            assertEquals(enqueue.getSpanId(), attempt[3], "a child of the enqueue");
+            assertEquals(trace, handler[1]);
+            assertEquals(attempt[2], handler[3], "the handler's own span is a child of the attempt's");
+        } finally {
+            server.stop(0);
         }
     }
 }
