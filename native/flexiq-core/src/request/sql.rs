@@ -184,8 +184,11 @@ mod tests {
             sql.starts_with("SELECT f(p.task, p.payload, p.payload_codec, "),
             "{sql}"
         );
+        let last = params().last().expect("parameters").name;
         assert!(
-            sql.ends_with("p.flow) FROM t WHERE x = '{}' AND y #> '{a,b}'"),
+            sql.ends_with(&format!(
+                "p.{last}) FROM t WHERE x = '{{}}' AND y #> '{{a,b}}'"
+            )),
             "{sql}"
         );
         assert_eq!(
@@ -202,8 +205,9 @@ mod tests {
             "{arrays}"
         );
         let n = params().count();
+        let last = params().last().expect("parameters");
         assert!(
-            arrays.ends_with(&format!("${n}::jsonb[] AS flow")),
+            arrays.ends_with(&format!("${n}::{}[] AS {}", last.sql_type, last.name)),
             "{arrays}"
         );
         assert_eq!(expand("{param:task}"), "$1");
