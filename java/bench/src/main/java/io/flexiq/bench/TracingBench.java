@@ -11,7 +11,6 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Locale;
 
@@ -54,17 +53,11 @@ public final class TracingBench {
                     }
                     FlexiQTracing.disable(queue);
                     System.out.printf(Locale.ROOT, "%-24s %8d %14.0f %14.0f %7.2f   load %s%n", w.label, threads,
-                            median(off), median(on), median(on) / median(off), EnqueueBench.loadAverages());
+                            WorkerBench.median(off), WorkerBench.median(on),
+                            WorkerBench.median(on) / WorkerBench.median(off), EnqueueBench.loadAverages());
                 }
             }
         }
-    }
-
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     /** Takes every span and keeps none: the cost measured is FlexiQ's and the SDK's, not an exporter's. */

@@ -190,7 +190,7 @@ public final class WorkerBench {
     }
 
     /** The median of {@code values}. */
-    private static double median(double[] values) {
+    static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
         int n = sorted.length;
