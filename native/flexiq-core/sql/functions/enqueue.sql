@@ -148,11 +148,8 @@ BEGIN
     v_tags := (SELECT coalesce(jsonb_agg(t ORDER BY t COLLATE "C"), '[]')
                  FROM (SELECT DISTINCT t FROM unnest(v_tag_list) t) d);
     SELECT e.job_id, e.created, e.conflict INTO v_placed
-      FROM {schema}.enqueue_keyed({request_args:ARRAY[v_*]}, ARRAY[1]) e;
-    -- Announced within the caller's transaction: PostgreSQL delivers it at commit.
-    IF v_placed.created AND coalesce(v_run_at, now()) <= now() AND coalesce(v_delay_ms, 0) = 0 THEN
-        PERFORM {schema}.announce(ARRAY[v_queue]);
-    END IF;
+      -- Announced within the caller's transaction: PostgreSQL delivers it at commit.
+      FROM {schema}.enqueue_keyed({request_args:ARRAY[v_*]}, ARRAY[1], true) e;
     RETURN QUERY
     SELECT v_placed.job_id,
            CASE WHEN v_placed.conflict IS NOT NULL THEN 'conflict'

@@ -475,7 +475,7 @@ fn enqueue_keyed(schema: &str, digests: &[&str]) -> String {
     let (_, args) = arrays(digests);
     let ranks: Vec<String> = (1..=digests.len()).map(|r| r.to_string()).collect();
     format!(
-        "SELECT job_id, created FROM {schema}.enqueue_keyed({}, ARRAY[{}])",
+        "SELECT job_id, created FROM {schema}.enqueue_keyed({}, ARRAY[{}], false)",
         args.join(", "),
         ranks.join(", ")
     )
