@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Enqueue throughput through the Java API beside the minimal SQL that stores the same jobs
- * ({@link MinimalSql}) and, when built, beside the Rust core alone ({@link RustCore}), on one
+ * ({@link MinimalSql}, driven by {@link Pgbench} with as many clients as the API has calling
+ * threads) and, when built, beside the Rust core alone ({@link RustCore}), on one
  * private PostgreSQL, in one run. Within a round the sides run in turn, each after the tables
  * are emptied, so that a change in the machine's load meets all of them; each figure is the best
  * of the rounds, printed with the 1-minute load average read when it was measured. Compare
@@ -83,6 +84,7 @@ public final class EnqueueBench {
             String jdbcUrl = pg.jdbcUrl();
             MinimalSql.create(jdbcUrl);
             RustCore core = RustCore.find(pg.url());
+            Pgbench pgbench = new Pgbench(pg);
             System.out.println("PostgreSQL: " + pg.url() + ", " + settings(jdbcUrl));
             System.out.printf(Locale.ROOT, "FlexiQ enqueue benchmark: %d cores, %s s per measurement after 0.5 s of"
                     + " warm-up, best of %d rounds; (load) = 1-minute load average when the figure was measured;"
@@ -91,9 +93,10 @@ public final class EnqueueBench {
             if (core == null) {
                 System.out.println("Rust core: not measured (no -Dflexiq.bench.rustCore=<enqueue_rate example>)");
             }
-            System.out.printf(Locale.ROOT, "%nJobs (W2: replays) per second, each thread its own connection, auto-commit:%n");
+            System.out.printf(Locale.ROOT, "%nJobs (W2: replays) per second; the minimal SQL in auto-commit from pgbench,"
+                    + " one client per thread, prepared statements:%n");
             System.out.printf(Locale.ROOT, "%-28s %7s %18s %18s %18s %11s %12s %8s%n", "workload", "threads",
-                    "Java API (load)", "Rust core (load)", "minimal SQL (load)", "API/minimal", "core/minimal", "API/core");
+                    "Java API (load)", "Rust core (load)", "pgbench (load)", "API/minimal", "core/minimal", "API/core");
             String only = System.getProperty("flexiq.bench.workloads");
             String onlyThreads = System.getProperty("flexiq.bench.threads");
             for (Workload w : Workload.values()) {
@@ -107,7 +110,7 @@ public final class EnqueueBench {
                     Figure[] f = best(rounds, () -> emptyTables(queue, jdbcUrl, w),
                             () -> w.jobsPerCall * run(threads, seconds, () -> apiOp(queue, w)),
                             core == null ? null : () -> w.jobsPerCall * core.run(w, threads, seconds),
-                            () -> w.jobsPerCall * run(threads, seconds, MinimalSql.op(jdbcUrl, w)));
+                            () -> w.jobsPerCall * pgbench.forSeconds(MinimalSql.script(w), threads, seconds));
                     System.out.printf(Locale.ROOT, "%-28s %7d %18s %18s %18s %11s %12s %8s%n", w.label, threads,
                             cell(f[0]), cell(f[1]), cell(f[2]), ratio(f[0], f[2]), ratio(f[1], f[2]), ratio(f[0], f[1]));
                 }

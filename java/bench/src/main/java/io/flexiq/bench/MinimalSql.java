@@ -1,6 +1,5 @@
 package io.flexiq.bench;
 
-import io.flexiq.bench.EnqueueBench.OpFactory;
 import io.flexiq.bench.EnqueueBench.Workload;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -8,14 +7,12 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.function.LongFunction;
-import java.util.function.LongUnaryOperator;
 
 /**
  * The least SQL that stores the same jobs, for the figures FlexiQ is compared with: a table with
  * only the columns a job needs to be stored and the key's unique index (no triggers, no other
- * index), filled over JDBC by one statement per call, each thread on its own connection in
- * auto-commit. FlexiQ's own statements are not the baseline: they may be the slow part.
+ * index), filled by one statement per call driven by {@link Pgbench}. FlexiQ's own statements
+ * are not the baseline: they may be the slow part.
  */
 final class MinimalSql {
     static final String TABLE = EnqueueBench.SCHEMA + ".minimal_jobs";
@@ -24,12 +21,8 @@ final class MinimalSql {
     private static final String ON_CONFLICT = " ON CONFLICT (key_scope, key_digest) WHERE key_digest IS NOT NULL DO NOTHING";
     private static final String KEYED_ONE = INSERT + ", key_scope, key_digest)"
             + " VALUES ('default', ?, ?, 'available', now(), now(), 'default', ?)" + ON_CONFLICT;
-    private static final String UNKEYED_ONE = INSERT + ") VALUES ('default', ?, ?, 'available', now(), now())";
-    private static final String KEYED_MANY = INSERT + ", key_scope, key_digest)"
-            + " SELECT 'default', ?, e.payload, 'available', now(), now(), 'default', e.digest"
-            + " FROM unnest(?::bytea[], ?::bytea[]) AS e(payload, digest)" + ON_CONFLICT;
-    private static final String UNKEYED_MANY = INSERT + ")"
-            + " SELECT 'default', ?, p, 'available', now(), now() FROM unnest(?::bytea[]) AS p";
+    /** The payload of job {@code :n} as FlexiQ stores it (see {@link EnqueueBench#payload}), in SQL. */
+    private static final String PAYLOAD = "convert_to('{\"amountCents\":' || %s || ',\"customerId\":42}', 'UTF8')";
 
     private MinimalSql() {}
 
@@ -49,68 +42,40 @@ final class MinimalSql {
     static void seedHeldKeys(String jdbcUrl) throws Exception {
         try (Connection c = DriverManager.getConnection(jdbcUrl); PreparedStatement insert = c.prepareStatement(KEYED_ONE)) {
             for (int k = 0; k < EnqueueBench.HELD_KEYS; k++) {
-                bindOne(insert, EnqueueBench.payload(42, k), "hot-" + k);
+                insert.setString(1, EnqueueBench.TASK.name());
+                insert.setBytes(2, EnqueueBench.payload(42, k));
+                insert.setBytes(3, EnqueueBench.sha256(("hot-" + k).getBytes(StandardCharsets.UTF_8)));
                 insert.executeUpdate();
             }
         }
     }
 
-    /** One thread's calls for {@code workload}. */
-    static OpFactory op(String jdbcUrl, Workload workload) {
-        return () -> {
-            Connection c = DriverManager.getConnection(jdbcUrl);
-            return switch (workload) {
-                case W1_FRESH -> single(c, KEYED_ONE, n -> "fresh-" + n, n -> n);
-                case W2_REPLAY -> single(c, KEYED_ONE,
-                        n -> "hot-" + n % EnqueueBench.HELD_KEYS, n -> n % EnqueueBench.HELD_KEYS);
-                case W3_UNKEYED -> single(c, UNKEYED_ONE, n -> null, n -> n);
-                case W4_UNKEYED -> bulk(c, UNKEYED_MANY, false);
-                case W4_KEYED -> bulk(c, KEYED_MANY, true);
-            };
-        };
-    }
-
-    private static EnqueueBench.Op single(Connection c, String sql, LongFunction<String> key, LongUnaryOperator amount)
-            throws SQLException {
-        PreparedStatement insert = c.prepareStatement(sql);
-        return EnqueueBench.closing(c, () -> {
-            long n = EnqueueBench.SEQUENCE.incrementAndGet();
-            bindOne(insert, EnqueueBench.payload(42, amount.applyAsLong(n)), key.apply(n));
-            insert.executeUpdate();
-        });
-    }
-
-    /** Binds one job: its task, payload and, unless {@code key} is null, the key's SHA-256. */
-    private static void bindOne(PreparedStatement insert, byte[] payload, String key) throws Exception {
-        insert.setString(1, EnqueueBench.TASK.name());
-        insert.setBytes(2, payload);
-        if (key != null) {
-            insert.setBytes(3, EnqueueBench.sha256(key.getBytes(StandardCharsets.UTF_8)));
-        }
-    }
-
     /**
-     * 1,000 jobs in one statement. Keyed, each job's key is derived from its payload, as
-     * {@code idempotent(true)} does on FlexiQ's side, here as one SHA-256 of the payload.
+     * The pgbench script of one call of {@code workload}: one statement, in auto-commit. Fresh keys
+     * and payloads come from a random number drawn per call (pgbench has no shared counter; a
+     * repeat among 10^15 would only make one call a replay), and each key's SHA-256 is computed by
+     * the server, which FlexiQ's callers compute themselves. W4 makes its 1,000 rows in the server
+     * from {@code generate_series}, which no client can undercut.
      */
-    private static EnqueueBench.Op bulk(Connection c, String sql, boolean keyed) throws SQLException {
-        PreparedStatement insert = c.prepareStatement(sql);
-        return EnqueueBench.closing(c, () -> {
-            long base = EnqueueBench.SEQUENCE.getAndAdd(EnqueueBench.BATCH);
-            byte[][] payloads = new byte[EnqueueBench.BATCH][];
-            for (int i = 0; i < EnqueueBench.BATCH; i++) {
-                payloads[i] = EnqueueBench.payload(42, base + i);
-            }
-            insert.setString(1, EnqueueBench.TASK.name());
-            insert.setArray(2, c.createArrayOf("bytea", payloads));
-            if (keyed) {
-                byte[][] digests = new byte[EnqueueBench.BATCH][];
-                for (int i = 0; i < EnqueueBench.BATCH; i++) {
-                    digests[i] = EnqueueBench.sha256(payloads[i]);
-                }
-                insert.setArray(3, c.createArrayOf("bytea", digests));
-            }
-            insert.executeUpdate();
-        });
+    static String script(Workload workload) {
+        String task = "'" + EnqueueBench.TASK.name() + "'";
+        String values = " VALUES ('default', " + task + ", " + PAYLOAD.formatted(":n") + ", 'available', now(), now()";
+        String many = " SELECT 'default', " + task + ", " + PAYLOAD.formatted("(:n::bigint + g)")
+                + ", 'available', now(), now()";
+        String rows = " FROM generate_series(1, " + EnqueueBench.BATCH + ") g";
+        String statement = switch (workload) {
+            case W1_FRESH -> INSERT + ", key_scope, key_digest)" + values
+                    + ", 'default', sha256(('fresh-' || :n)::bytea))" + ON_CONFLICT;
+            case W2_REPLAY -> INSERT + ", key_scope, key_digest)"
+                    + " VALUES ('default', " + task + ", " + PAYLOAD.formatted(":k") + ", 'available', now(), now(),"
+                    + " 'default', sha256(('hot-' || :k)::bytea))" + ON_CONFLICT;
+            case W3_UNKEYED -> INSERT + ")" + values + ")";
+            case W4_UNKEYED -> INSERT + ")" + many + rows;
+            case W4_KEYED -> INSERT + ", key_scope, key_digest)" + many + ", 'default', sha256("
+                    + PAYLOAD.formatted("(:n::bigint + g)") + ")" + rows + ON_CONFLICT;
+        };
+        return "\\set n random(1, 1000000000000000)\n"
+                + "\\set k random(0, " + (EnqueueBench.HELD_KEYS - 1) + ")\n"
+                + statement + ";\n";
     }
 }

@@ -27,7 +27,6 @@ import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -38,9 +37,8 @@ import java.util.stream.Stream;
  * a backlog inserted and analyzed before it (the jobs per throughput run, and any backlogs listed
  * in {@code -Dflexiq.bench.backlogs=1000000}). Each beside the claim-and-complete limit on the
  * same jobs: a bare claim of a batch ({@code UPDATE ... WHERE id IN (SELECT id ... FOR UPDATE
- * SKIP LOCKED LIMIT 100) RETURNING}) and the completion of that batch in one statement, over
- * JDBC (no JNI, no Java worker) on {@value #CONNECTIONS_PER_PROCESS} connections per worker
- * process, as a worker claims on one connection while it records outcomes on another.
+ * SKIP LOCKED LIMIT 100) RETURNING}) and the completion of that batch in one statement, driven by
+ * {@link Pgbench} on {@value #LIMIT_CONNECTIONS} connections.
  *
  * <p>Arguments (optional): jobs per throughput run (default 50000), latency samples (default 300).
  */
@@ -53,8 +51,10 @@ public final class WorkerBench {
     private static final int CONCURRENCY = Integer.getInteger("flexiq.bench.concurrency", 8);
     private static final int PREFETCH = Integer.getInteger("flexiq.bench.prefetch", 100);
     private static final int CLAIM_BATCH = Integer.getInteger("flexiq.bench.claimBatch", 100);
-    /** Connections the limit runs on per worker process. */
-    static final int CONNECTIONS_PER_PROCESS = 2;
+    /** Connections the claim-and-complete limit runs on. */
+    static final int LIMIT_CONNECTIONS = 4;
+    /** Jobs the limit claims per statement. */
+    static final int CLAIM_BATCH_LIMIT = 100;
     private static final String LABEL = "%-46s %12s %12s %7s%n";
     /** Rounds of the concurrency-key comparison. */
     private static final int KEYED_ROUNDS = 5;
@@ -81,7 +81,7 @@ public final class WorkerBench {
                     "FlexiQ jobs/s", "limit jobs/s", "ratio");
             for (int processes : new int[] {1, 2}) {
                 double api = workerProcesses(queue, pg, jobs, processes, 0, Handler.NO_OP);
-                double raw = claimAndCompleteLimit(queue, pg, jobs, processes, false);
+                double raw = claimAndCompleteLimit(queue, pg, jobs, false);
                 System.out.printf(Locale.ROOT, ROW, processes + (processes == 1 ? " worker process, fresh table"
                         : " worker processes, fresh table"), api, raw, api / raw, loadAverage());
             }
@@ -121,7 +121,7 @@ public final class WorkerBench {
             // the table, and only then does a worker start.
             for (int backlog : backlogs(jobs)) {
                 double api = backlogDrained(queue, pg, backlog, jobs / 2);
-                double raw = claimAndCompleteLimit(queue, pg, backlog, 1, true);
+                double raw = claimAndCompleteLimit(queue, pg, backlog, true);
                 System.out.printf(Locale.ROOT, ROW, String.format(Locale.ROOT,
                         "%,d inserted and analyzed, then 1 process", backlog), api, raw, api / raw, loadAverage());
             }
@@ -381,12 +381,13 @@ public final class WorkerBench {
     }
 
     /**
-     * The claim-and-complete limit, in jobs per second: {@code jobs} due jobs drained over JDBC on
-     * {@value #CONNECTIONS_PER_PROCESS} connections per worker process, each claiming a batch with
-     * a bare statement and completing it in one more; the table analyzed first if {@code analyzed}.
-     * Both statements keep what FlexiQ's schema requires (a lease exactly while running).
+     * The claim-and-complete limit, in jobs per second: {@code jobs} due jobs drained by pgbench on
+     * {@value #LIMIT_CONNECTIONS} connections, each claiming a batch of {@value #CLAIM_BATCH_LIMIT}
+     * with a bare statement and completing it in one more, each statement its own transaction as a
+     * worker's are; the table analyzed first if {@code analyzed}. Both statements keep what
+     * FlexiQ's schema requires (a lease exactly while running).
      */
-    static double claimAndCompleteLimit(FlexiQ queue, PostgresServer pg, int jobs, int processes, boolean analyzed)
+    static double claimAndCompleteLimit(FlexiQ queue, PostgresServer pg, int jobs, boolean analyzed)
             throws Exception {
         fill(queue, pg, jobs, Instant.now(), 0);
         if (analyzed) {
@@ -394,50 +395,25 @@ public final class WorkerBench {
                 s.execute("ANALYZE " + SCHEMA + ".jobs");
             }
         }
-        String claimSql = "UPDATE " + SCHEMA + ".jobs SET state = 'running', attempt = attempt + 1,"
+        String script = "WITH claimed AS (UPDATE " + SCHEMA + ".jobs SET state = 'running', attempt = attempt + 1,"
                 + " started_at = now(), lease_expires_at = now() + interval '30 seconds'"
                 + " WHERE id IN (SELECT id FROM " + SCHEMA + ".jobs"
                 + " WHERE queue = 'default' AND state IN ('available', 'scheduled', 'retryable') AND run_at <= now()"
-                + " ORDER BY priority DESC, run_at, id FOR UPDATE SKIP LOCKED LIMIT " + CLAIM_BATCH + ")"
-                + " RETURNING id";
-        String completeSql = "UPDATE " + SCHEMA + ".jobs SET state = 'completed', finished_at = now(),"
-                + " lease_expires_at = NULL WHERE id = ANY (?)";
-        AtomicInteger done = new AtomicInteger();
-        List<Thread> drainers = new ArrayList<>();
-        long start = System.nanoTime();
-        for (int t = 0; t < processes * CONNECTIONS_PER_PROCESS; t++) {
-            Thread drainer = new Thread(() -> {
-                try (Connection c = DriverManager.getConnection(pg.jdbcUrl());
-                        PreparedStatement claim = c.prepareStatement(claimSql);
-                        PreparedStatement complete = c.prepareStatement(completeSql)) {
-                    while (true) {
-                        List<Long> ids = new ArrayList<>();
-                        try (ResultSet r = claim.executeQuery()) {
-                            while (r.next()) {
-                                ids.add(r.getLong(1));
-                            }
-                        }
-                        if (ids.isEmpty()) {
-                            return;
-                        }
-                        complete.setArray(1, c.createArrayOf("int8", ids.toArray()));
-                        done.addAndGet(complete.executeUpdate());
-                    }
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            drainer.start();
-            drainers.add(drainer);
+                + " ORDER BY priority DESC, run_at, id FOR UPDATE SKIP LOCKED LIMIT " + CLAIM_BATCH_LIMIT + ")"
+                + " RETURNING id) SELECT coalesce(array_agg(id), '{}') AS ids FROM claimed \\gset\n"
+                + "UPDATE " + SCHEMA + ".jobs SET state = 'completed', finished_at = now(), lease_expires_at = NULL"
+                + " WHERE id = ANY (:ids::bigint[]);\n";
+        // Every claim but the last few takes a whole batch; one more round per client drains the rest.
+        int perClient = jobs / CLAIM_BATCH_LIMIT / LIMIT_CONNECTIONS + 1;
+        double tps = new Pgbench(pg).forTransactions(script, LIMIT_CONNECTIONS, perClient);
+        try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT count(*) FROM " + SCHEMA + ".jobs WHERE state = 'completed'")) {
+            r.next();
+            if (r.getLong(1) != jobs) {
+                throw new IllegalStateException("the limit's drain completed " + r.getLong(1) + " of " + jobs);
+            }
         }
-        for (Thread d : drainers) {
-            d.join();
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        if (done.get() != jobs) {
-            throw new IllegalStateException("the limit's drain completed " + done.get() + " of " + jobs);
-        }
-        return jobs / seconds;
+        return jobs * tps / ((double) perClient * LIMIT_CONNECTIONS);
     }
 
     /**
