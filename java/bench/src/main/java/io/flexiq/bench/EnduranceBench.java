@@ -44,8 +44,8 @@ public final class EnduranceBench {
     private static final int PRODUCERS = 8;
     /** Seconds of the maximum's measurement. */
     private static final int MAX_SECONDS = 20;
-    private static final String HEADER = "%7s %10s %10s %10s %10s %10s %10s %8s %8s %7s %7s   %s%n";
-    private static final String ROW = "%7d %10.0f %10.0f %10s %10s %10d %10d %8d %8d %7.1f %7.1f   %s%n";
+    private static final String HEADER = "%7s %10s %10s %10s %10s %10s %10s %8s %8s %7s %7s %s   %s%n";
+    private static final String ROW = "%7d %10.0f %10.0f %10s %10s %10d %10d %8d %8d %7.1f %7.1f %s   %s%n";
 
     private EnduranceBench() {}
 
@@ -54,7 +54,9 @@ public final class EnduranceBench {
         Duration retention = Duration.ofMinutes(Long.getLong("flexiq.bench.retentionMinutes",
                 Maintenance.DEFAULT_COMPLETED_RETENTION.toMinutes()));
         Maintenance maintenance = Maintenance.builder().completedRetention(retention).build();
-        try (PostgresServer pg = PostgresServer.start();
+        // Logging only: each autovacuum run and checkpoint is in the server's log, whose path is printed.
+        try (PostgresServer pg = PostgresServer.builder().setting("log_autovacuum_min_duration", "0")
+                        .setting("log_checkpoints", "on").start();
                 Connection c = DriverManager.getConnection(pg.jdbcUrl());
                 FlexiQ producer = FlexiQ.builder(pg.url()).schema(SCHEMA).migrate(true).build()) {
             int rate = Integer.getInteger("flexiq.bench.rate", 0);
@@ -69,11 +71,13 @@ public final class EnduranceBench {
                     + " defaults; %d jobs/s for %d min from %d producer threads, one call a job, a third with a"
                     + " key; a worker (concurrency 8, no-op handler); completed jobs kept %d min%n%n",
                     Runtime.getRuntime().availableProcessors(), rate, MINUTES, PRODUCERS, retention.toMinutes());
+            System.out.println("server log: " + pg.logFile());
             System.out.printf(Locale.ROOT, HEADER, "minute", "enqueued/s", "done/s", "table", "indexes", "live rows",
-                    "dead rows", "autovac", "analyze", "p50 ms", "p99 ms", "load");
+                    "dead rows", "autovac", "analyze", "p50 ms", "p99 ms", ServerActivity.HEADER, "load");
             try (FlexiQ workers = FlexiQ.builder(pg.url()).schema(SCHEMA).maintenance(maintenance).build()) {
                 run(producer, workers, c, rate);
             }
+            printIndexSizes(c);
         }
     }
 
@@ -132,6 +136,7 @@ public final class EnduranceBench {
             long start = System.nanoTime();
             long lastEnqueued = 0;
             long lastDone = 0;
+            ServerActivity lastActivity = ServerActivity.read(c);
             for (int sample = 1; sample * SAMPLE_MINUTES <= MINUTES; sample++) {
                 long wait = start + TimeUnit.MINUTES.toNanos((long) sample * SAMPLE_MINUTES) - System.nanoTime();
                 if (wait > 0) {
@@ -140,6 +145,7 @@ public final class EnduranceBench {
                 long e = enqueued.get();
                 long d = done.get();
                 long[] period = drain(latencies);
+                ServerActivity activity = ServerActivity.read(c);
                 double seconds = SAMPLE_MINUTES * 60.0;
                 try (Statement s = c.createStatement();
                         ResultSet r = s.executeQuery("SELECT pg_table_size(relid), pg_indexes_size(relid), n_live_tup,"
@@ -149,8 +155,9 @@ public final class EnduranceBench {
                     System.out.printf(Locale.ROOT, ROW, sample * SAMPLE_MINUTES, (e - lastEnqueued) / seconds,
                             (d - lastDone) / seconds, megabytes(r.getLong(1)), megabytes(r.getLong(2)), r.getLong(3),
                             r.getLong(4), r.getLong(5), r.getLong(6), percentile(period, 0.50),
-                            percentile(period, 0.99), WorkerBench.loadAverage());
+                            percentile(period, 0.99), activity.since(lastActivity).row(), WorkerBench.loadAverage());
                 }
+                lastActivity = activity;
                 lastEnqueued = e;
                 lastDone = d;
             }
@@ -158,6 +165,18 @@ public final class EnduranceBench {
             producers.shutdownNow();
             producers.awaitTermination(10, TimeUnit.SECONDS);
             worker.close();
+        }
+    }
+
+    /** Each index of the jobs table at the end, largest first: which ones the run grew. */
+    private static void printIndexSizes(Connection c) throws Exception {
+        System.out.printf(Locale.ROOT, "%n%-50s %10s%n", "index", "size");
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT indexrelid::regclass::text, pg_relation_size(indexrelid)"
+                        + " FROM pg_index WHERE indrelid = '" + SCHEMA + ".jobs'::regclass ORDER BY 2 DESC")) {
+            while (r.next()) {
+                System.out.printf(Locale.ROOT, "%-50s %10s%n", r.getString(1), megabytes(r.getLong(2)));
+            }
         }
     }
 
