@@ -305,6 +305,21 @@ def run(args, database, checks):
         checks.equal("an unknown option is refused", "22023", error.sqlstate)
         checks.equal("the refusal names the option", True, "keyRetention" in str(error))
 
+    # Pausing and resuming a queue, as a service in another language would.
+    pause = "SELECT %s.pause_queue('reports');\n" % database.schema
+    checks.equal("pause_queue from SQL", [["t"]], database.psql(pause))
+    checks.equal("pause_queue again changes nothing", [["f"]], database.psql(pause))
+    checks.equal("the pause is listed", [["reports"]],
+                 database.psql("SELECT queue FROM %s.paused_queues;\n" % database.schema))
+    resume = "SELECT %s.resume_queue('reports');\n" % database.schema
+    checks.equal("resume_queue from SQL", [["t"]], database.psql(resume))
+    checks.equal("resume_queue again changes nothing", [["f"]], database.psql(resume))
+    try:
+        database.psql("SELECT %s.pause_queue('');\n" % database.schema)
+        checks.equal("an empty queue name is refused", "SQLSTATE 22023", "no error")
+    except SqlError as error:
+        checks.equal("an empty queue name is refused", "22023", error.sqlstate)
+
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

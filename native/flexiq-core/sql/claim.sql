@@ -10,6 +10,8 @@
 -- the whole table); the jobs come back in claim order, each with how long it waited from its due
 -- time to this claim (µs), and its priority and due time (µs), a position for the next claim.
 --
+-- A paused queue starts nothing: open_queues (queue_pauses.sql) drops it under its lock.
+--
 -- Limits: a job past its deadline never starts (rescue_expired dead-letters it); a job with a
 -- concurrency key starts only while fewer jobs of its key run than its limit; a queue or key
 -- with a rate limit starts no more jobs than the limit allows (see limit_claim).
@@ -19,9 +21,11 @@ WITH async AS MATERIALIZED (
     -- forgotten and the job runs again, as it would once a lost worker's lease passed; the
     -- attempt's outcome, committed durably, flushes its claim with it.
     SELECT set_config('synchronous_commit', 'off', true)
+), open AS MATERIALIZED (
+    SELECT {schema}.open_queues($1::text[]) AS names
 ), next AS MATERIALIZED (
     SELECT c.id, c.queue, c.priority, c.run_at, c.concurrency_key, c.concurrency_limit
-      FROM async, unnest($1::text[], $6::integer[], $7::bigint[], $8::bigint[])
+      FROM async, open, unnest($1::text[], $6::integer[], $7::bigint[], $8::bigint[])
                   AS q(name, after_priority, after_run_at_us, after_id),
            LATERAL (SELECT j.id, j.queue, j.priority, j.run_at, j.concurrency_key,
                            j.concurrency_limit
@@ -52,6 +56,7 @@ WITH async AS MATERIALIZED (
                      ORDER BY j.priority DESC, j.run_at, j.id
                      LIMIT $3
                        FOR UPDATE SKIP LOCKED) c
+     WHERE q.name = ANY (open.names)
      ORDER BY c.priority DESC, c.run_at, c.id
      LIMIT $3
 ), limited AS MATERIALIZED (

@@ -1,7 +1,8 @@
 -- Grants a worker's privileges on the schema to the role named by the setting flexiq.grantee
 -- (set in the same transaction; %I quotes it): enough to claim jobs, keep their leases, record
--- how attempts ended, give jobs back, rescue expired leases, keep checkpoints and count starts
--- against rate limits. Nothing that deletes a job or touches its payload or key.
+-- how attempts ended, give jobs back, rescue expired leases, keep checkpoints, count starts
+-- against rate limits and pass over paused queues. Nothing that deletes a job or touches its
+-- payload or key.
 DO $$
 DECLARE
     v_role text := current_setting('flexiq.grantee');
@@ -21,5 +22,8 @@ BEGIN
     EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.limit_claim, {schema}.rate_room TO %I',
                    v_role);
     EXECUTE format('GRANT SELECT, UPDATE (recent) ON {schema}.rate_limits TO %I', v_role);
+    -- Claims pass over paused queues, under each queue's pause lock.
+    EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.open_queues TO %I', v_role);
+    EXECUTE format('GRANT SELECT ON {schema}.paused_queues TO %I', v_role);
 END
 $$

@@ -33,6 +33,7 @@ pub use maintenance::{Maintained, MaintenanceReport, Retention};
 pub use operations::grants::Grant;
 pub use operations::jobs::{JobCount, JobInfo, Redrive};
 pub use operations::queries::{JobPage, JobQuery, StoredPayload, Throughput};
+pub use operations::queues::PausedQueue;
 pub use operations::rate_limits::RateTarget;
 pub use producer::{
     EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue, PreparedEnqueue,

@@ -69,6 +69,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "tracing: the trace context each job was enqueued in",
         sql: include_str!("../migrations/0010_trace_context.sql"),
     },
+    Migration {
+        version: 11,
+        description: "paused queues, whose jobs no claim starts until they are resumed",
+        sql: include_str!("../migrations/0011_paused_queues.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,
@@ -122,6 +127,7 @@ const DEFINITIONS: &[Definition] = &[
     definition!("release_key"),
     definition!("redrive"),
     definition!("claim_limits"),
+    definition!("queue_pauses"),
 ];
 
 /// Statements that keep the schema's bookkeeping.

@@ -427,6 +427,39 @@ pub(crate) fn remove_rate_limit(
     Ok(())
 }
 
+/// `nativePauseQueue(client, text queue)` → bool paused now (false: it was paused already).
+pub(crate) fn pause_queue(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let queue = r.string("queue")?;
+    w.bool(block_on(client.operations().pause_queue(&queue))??);
+    Ok(())
+}
+
+/// `nativeResumeQueue(client, text queue)` → bool resumed now (false: it was not paused).
+pub(crate) fn resume_queue(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let queue = r.string("queue")?;
+    w.bool(block_on(client.operations().resume_queue(&queue))??);
+    Ok(())
+}
+
+/// `nativePausedQueues(client, ∅)` → list of (text queue, i64 paused at µs).
+pub(crate) fn paused_queues(
+    client: &Client,
+    _: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let paused = block_on(client.operations().paused_queues())??;
+    w.count(paused.len())?;
+    for p in &paused {
+        w.string(&p.queue)?;
+        w.i64(p.paused_at_us);
+    }
+    Ok(())
+}
+
 fn rate_target(r: &mut Reader<'_>) -> BridgeResult<RateTarget> {
     let of_queue = r.bool("ofQueue")?;
     let name = r.string("name")?;

@@ -1,10 +1,12 @@
 //! The client's operations role: what operators and applications ask of jobs beyond running
 //! them. Reading jobs and moving them out of the active states (`jobs`), queries by key, state
-//! and time (`queries`), rate limits (`rate_limits`) and grants to other roles (`grants`).
+//! and time (`queries`), paused queues (`queues`), rate limits (`rate_limits`) and grants to
+//! other roles (`grants`).
 
 pub mod grants;
 pub mod jobs;
 pub mod queries;
+pub mod queues;
 pub mod rate_limits;
 
 use std::sync::Arc;
@@ -34,6 +36,9 @@ struct Statements {
     redrive: String,
     set_rate_limit: String,
     remove_rate_limit: String,
+    pause_queue: String,
+    resume_queue: String,
+    paused_queues: String,
     set_grantee: String,
     grant_producer: String,
     grant_worker: String,
@@ -92,6 +97,9 @@ impl Operations {
                 redrive: s.statement(include_str!("../../sql/redrive_job.sql")),
                 set_rate_limit: s.statement(include_str!("../../sql/set_rate_limit.sql")),
                 remove_rate_limit: s.statement(include_str!("../../sql/remove_rate_limit.sql")),
+                pause_queue: s.statement(include_str!("../../sql/pause_queue.sql")),
+                resume_queue: s.statement(include_str!("../../sql/resume_queue.sql")),
+                paused_queues: s.statement(include_str!("../../sql/paused_queues.sql")),
                 set_grantee: s.statement(include_str!("../../sql/set_grantee.sql")),
                 grant_producer: s.statement(include_str!("../../sql/grant_producer.sql")),
                 grant_worker: s.statement(include_str!("../../sql/grant_worker.sql")),

@@ -16,6 +16,7 @@ mod limits;
 mod maintenance;
 mod migrations;
 mod outage;
+mod pauses;
 mod payload_codec;
 mod pgbouncer;
 mod plans;

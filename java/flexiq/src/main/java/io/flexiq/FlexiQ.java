@@ -386,6 +386,44 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
+     * Pauses a queue, for every worker of every process: once this returns, none of its jobs
+     * starts until {@link #resumeQueue(String) resumed} (it waits for claims already under way
+     * to commit, a few milliseconds). Its jobs wait, neither claimed nor lost; enqueues, keys and
+     * replays work as ever; jobs already running finish, and their retries wait too. A job whose
+     * deadline passes while it waits is dead-lettered, as it would be in a queue without
+     * workers. The pause is stored in PostgreSQL and outlives every process; pausing a paused
+     * queue changes nothing.
+     *
+     * @return true if the queue ran until now, false if it was paused already
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public boolean pauseQueue(String queue) {
+        requireOpen();
+        return operations.pauseQueue(queue);
+    }
+
+    /**
+     * Resumes a paused queue: its jobs start again, and idle workers on it are woken at once.
+     *
+     * @return true if the queue was paused, false if it was not
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public boolean resumeQueue(String queue) {
+        requireOpen();
+        return operations.resumeQueue(queue);
+    }
+
+    /**
+     * The paused queues, by name, each with when it was paused.
+     *
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public List<PausedQueue> pausedQueues() {
+        requireOpen();
+        return operations.pausedQueues();
+    }
+
+    /**
      * Puts a dead-lettered job back to work: due at once, its attempts starting over, holding its
      * dedup key again. {@code redriveKey} makes the request idempotent: repeating it (a retried
      * HTTP call, a double click) finds the redrive already made and redrives nothing.

@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -16,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -59,16 +54,7 @@ class ConcurrencyAndRateLimitsTest {
 
             List<Process> workers = new ArrayList<>();
             try {
-                for (int i = 0; i < 3; i++) {
-                    Process p = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                            "-cp", System.getProperty("java.class.path"), LimitsChild.class.getName(), url,
-                            TestDatabase.jdbcUrl(), schema)
-                            .redirectError(ProcessBuilder.Redirect.INHERIT)
-                            .start();
-                    workers.add(p);
-                    assertEquals("ready", new BufferedReader(new InputStreamReader(p.getInputStream(),
-                            StandardCharsets.UTF_8)).readLine());
-                }
+                workers.addAll(ChildProcesses.start(3, LimitsChild.class, url, TestDatabase.jdbcUrl(), schema));
                 // The jobs behind the slow key are not held back by it.
                 WorkerTest.await("every job but the slow key's to finish", () -> {
                     try {
@@ -82,10 +68,7 @@ class ConcurrencyAndRateLimitsTest {
                         + " AND concurrency_key = 'slow'");
                 assertTrue(slowDone < 100, slowDone + " of the slow key's jobs ran first");
             } finally {
-                for (Process p : workers) {
-                    p.getOutputStream().close();
-                    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "worker process stopped");
-                }
+                ChildProcesses.stop(workers);
             }
 
             Map<String, List<long[]>> runs = new HashMap<>();

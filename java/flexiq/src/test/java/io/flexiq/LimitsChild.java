@@ -33,11 +33,7 @@ public final class LimitsChild {
                     })
                     .build().start();
             try {
-                System.out.println("ready");
-                System.out.flush();
-                while (System.in.read() >= 0) {
-                    // The test closes our input to stop us.
-                }
+                ChildProcesses.readyUntilInputCloses();
             } finally {
                 worker.close();
             }

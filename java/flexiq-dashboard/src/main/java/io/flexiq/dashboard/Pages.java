@@ -9,6 +9,7 @@ import io.flexiq.JobInfo;
 import io.flexiq.JobPage;
 import io.flexiq.JobQuery;
 import io.flexiq.JobState;
+import io.flexiq.PausedQueue;
 import io.flexiq.PayloadDecodeException;
 import io.flexiq.RedriveResult;
 import io.flexiq.StorageUnavailableException;
@@ -32,15 +33,20 @@ import java.util.regex.Pattern;
 final class Pages {
     private static final Pattern JOB = Pattern.compile("/jobs/(\\d{1,19})");
     private static final Pattern ACTION = Pattern.compile("/jobs/(\\d{1,19})/(redrive|cancel|purge)");
-    private static final Map<String, String> NOTICES = Map.of(
-            "redriven", "Redriven: the job is due again, its attempts starting over.",
-            "replayed", "This redrive key already redrove this job: nothing changed.",
-            "not_dead", "Not redriven: the job is not dead-lettered.",
-            "cancelled", "Cancelled.",
-            "not_cancelled", "Not cancelled: only a pending job can be cancelled.",
-            "not_purged", "Not purged: a running job cannot be purged.",
-            "purged", "Purged: the job is deleted, and its key with it.",
-            "found", "The job holding that key, or that held it last.");
+    private static final Pattern QUEUE_ACTION = Pattern.compile("/queues/(pause|resume)");
+    private static final Map<String, String> NOTICES = Map.ofEntries(
+            Map.entry("paused", "Paused: no job of the queue starts until it is resumed; enqueues go on."),
+            Map.entry("already_paused", "The queue was paused already: nothing changed."),
+            Map.entry("resumed", "Resumed: the queue's jobs start again."),
+            Map.entry("not_paused", "The queue was not paused: nothing changed."),
+            Map.entry("redriven", "Redriven: the job is due again, its attempts starting over."),
+            Map.entry("replayed", "This redrive key already redrove this job: nothing changed."),
+            Map.entry("not_dead", "Not redriven: the job is not dead-lettered."),
+            Map.entry("cancelled", "Cancelled."),
+            Map.entry("not_cancelled", "Not cancelled: only a pending job can be cancelled."),
+            Map.entry("not_purged", "Not purged: a running job cannot be purged."),
+            Map.entry("purged", "Purged: the job is deleted, and its key with it."),
+            Map.entry("found", "The job holding that key, or that held it last."));
 
     private static final int PAGE_SIZE = 50;
     private static final Duration SPARKLINE_WINDOW = Duration.ofHours(1);
@@ -80,6 +86,10 @@ final class Pages {
         if (action.matches()) {
             return request.isPost() ? act(request, action.group(1), action.group(2)) : notAllowed();
         }
+        Matcher queueAction = QUEUE_ACTION.matcher(path);
+        if (queueAction.matches()) {
+            return request.isPost() ? switchQueue(request, queueAction.group(1)) : notAllowed();
+        }
         if (path.equals("/search")) {
             return request.isPost() ? search(request) : notAllowed();
         }
@@ -99,9 +109,17 @@ final class Pages {
         return PageResponse.html(404, Html.page(request, "Not found", "", "<p>No such page.</p>"));
     }
 
-    /** Each queue's counts by state, and a sparkline of the jobs it finished per minute. */
+    /**
+     * Each queue's counts by state, a sparkline of the jobs it finished per minute, and whether
+     * it is paused, with the button that pauses or resumes it.
+     */
     private PageResponse queues(PageRequest request) {
         Map<String, Map<JobState, Long>> byQueue = new TreeMap<>();
+        Map<String, Instant> paused = new TreeMap<>();
+        for (PausedQueue queue : flexiq.pausedQueues()) {
+            paused.put(queue.queue(), queue.pausedAt());
+            byQueue.computeIfAbsent(queue.queue(), q -> new TreeMap<>());
+        }
         for (JobCount count : flexiq.countJobs()) {
             byQueue.computeIfAbsent(count.queue(), q -> new TreeMap<>()).merge(count.state(), count.count(), Long::sum);
         }
@@ -117,7 +135,7 @@ final class Pages {
             body.append("<th>").append(Html.capitalized(state)).append(recent ? " <span class=\"muted\">(1 h)</span>" : "")
                     .append("</th>");
         }
-        body.append("<th>Finished per minute, last hour</th></tr></thead><tbody>");
+        body.append("<th>Finished per minute, last hour</th><th>Status</th></tr></thead><tbody>");
         byQueue.forEach((queue, counts) -> {
             body.append("<tr><td>").append(esc(queue)).append("</td>");
             for (JobState state : JobState.values()) {
@@ -129,13 +147,40 @@ final class Pages {
             Finished line = finished.getOrDefault(queue, new Finished());
             body.append("<td>").append(Sparkline.svg(line.perMinute, "Jobs of " + queue + " finished per minute"))
                     .append(" <span class=\"muted\">").append(line.completed).append(" completed, ").append(line.dead)
-                    .append(" dead</span></td></tr>");
+                    .append(" dead</span></td><td>").append(queueSwitch(request, queue, paused.get(queue)))
+                    .append("</td></tr>");
         });
         body.append("</tbody></table>");
         if (byQueue.isEmpty()) {
             body.append("<p class=\"muted\">No jobs yet.</p>");
         }
-        return PageResponse.html(200, Html.page(request, "Queues", "", body.toString()));
+        return PageResponse.html(200, Html.page(request, "Queues", banner(request), body.toString()));
+    }
+
+    /** A queue's status, and the button that pauses a running queue or resumes a paused one. */
+    private static String queueSwitch(PageRequest request, String queue, Instant pausedAt) {
+        String field = "<input type=\"hidden\" name=\"queue\" value=\"" + esc(queue) + "\">";
+        if (pausedAt == null) {
+            return "Running " + Html.form(request, "/queues/pause", field, "Pause");
+        }
+        return "<span class=\"dead\">Paused</span> <span class=\"muted\">since " + Html.time(pausedAt)
+                + "</span> " + Html.form(request, "/queues/resume", field, "Resume");
+    }
+
+    /**
+     * Pauses or resumes the queue a form names. Submitting the same form twice leaves the queue
+     * as the first submit did; the notice then says nothing changed.
+     */
+    private PageResponse switchQueue(PageRequest request, String action) {
+        String queue = request.param("queue");
+        if (queue == null || queue.isEmpty()) {
+            return PageResponse.html(400, Html.page(request, "Queues", "",
+                    "<p class=\"problem\">The form names no queue: go back and use a queue's button.</p>"));
+        }
+        String notice = action.equals("pause")
+                ? flexiq.pauseQueue(queue) ? "paused" : "already_paused"
+                : flexiq.resumeQueue(queue) ? "resumed" : "not_paused";
+        return PageResponse.seeOther(request.link("/?notice=" + notice));
     }
 
     /** A queue's finished jobs over the sparkline's window, a slot per minute, the current one last. */

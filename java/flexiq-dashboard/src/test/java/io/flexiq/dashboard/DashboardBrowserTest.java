@@ -98,6 +98,38 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void pausesAQueueFromTheQueuesPageAndResumesIt() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        flexiq.enqueue(SHIP, "parcel 1", EnqueueOptions.builder().queue("browser-pause").build());
+        Worker worker = flexiq.worker().queues("browser-pause").pollInterval(Duration.ofMillis(50))
+                .handle(SHIP, (parcel, job) -> runs.incrementAndGet()).build().start();
+        try {
+            await(() -> runs.get() == 1);
+            browser.get(dashboard.uri().toString());
+            queueRow(browser, "browser-pause").findElement(By.xpath(".//button[text()='Pause']")).click();
+            new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getPageSource().contains("Paused:"));
+            assertTrue(queueRow(browser, "browser-pause").getText().contains("Paused since"), browser.getPageSource());
+
+            String waiting = flexiq.enqueue(SHIP, "parcel 2", EnqueueOptions.builder().queue("browser-pause").build());
+            Thread.sleep(500);
+            assertEquals(JobState.AVAILABLE, flexiq.getJob(waiting).orElseThrow().state(), "a paused queue's job ran");
+
+            queueRow(browser, "browser-pause").findElement(By.xpath(".//button[text()='Resume']")).click();
+            new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getPageSource().contains("Resumed:"));
+            await(() -> flexiq.getJob(waiting).orElseThrow().state() == JobState.COMPLETED);
+            assertTrue(queueRow(browser, "browser-pause").getText().contains("Running"), browser.getPageSource());
+        } finally {
+            worker.close();
+        }
+        assertEquals(2, runs.get());
+    }
+
+    /** The queues page's row of a queue. */
+    private static WebElement queueRow(WebDriver browser, String queue) {
+        return browser.findElement(By.xpath("//tbody/tr[td[1][text()='" + queue + "']]"));
+    }
+
+    @Test
     void noPageShowsARawKey() throws Exception {
         String dead = flexiq.enqueue(SHIP, "parcel 1", EnqueueOptions.builder()
                 .queue("crawl").idempotencyKey(CRAWL_KEY).maxAttempts(1).build());

@@ -120,6 +120,28 @@ class DashboardSecurityTest {
         assertFalse(flexiq.getJob(id).isEmpty(), "not purged");
     }
 
+    @Test
+    void pausingAQueueTakesAPostWithTheSessionsToken() throws Exception {
+        Session mine = session();
+        assertEquals(403, send(post("/queues/pause", mine.cookie, "queue=csrf-probe")).statusCode(), "no token");
+        assertEquals(405, send(get("/queues/pause?queue=csrf-probe&csrf=" + mine.token)
+                .header("Cookie", mine.cookie).header("Authorization", basic("ops", "s3cret"))).statusCode());
+        assertFalse(flexiq.pausedQueues().stream().anyMatch(p -> p.queue().equals("csrf-probe")),
+                "refused requests paused nothing");
+
+        String form = "queue=csrf-probe&csrf=" + mine.token;
+        HttpResponse<String> paused = send(post("/queues/pause", mine.cookie, form));
+        assertEquals(303, paused.statusCode());
+        assertEquals(Optional.of("/?notice=paused"), paused.headers().firstValue("Location"));
+        assertEquals(Optional.of("/?notice=already_paused"),
+                send(post("/queues/pause", mine.cookie, form)).headers().firstValue("Location"), "a double submit");
+        assertEquals(Optional.of("/?notice=resumed"),
+                send(post("/queues/resume", mine.cookie, form)).headers().firstValue("Location"));
+        assertEquals(Optional.of("/?notice=not_paused"),
+                send(post("/queues/resume", mine.cookie, form)).headers().firstValue("Location"));
+        assertEquals(400, send(post("/queues/pause", mine.cookie, "csrf=" + mine.token)).statusCode(), "no queue");
+    }
+
     /** A browser session: its cookie and the token its forms carry. */
     private record Session(String cookie, String token) {}
 

@@ -124,7 +124,17 @@ public final class FlexiQAutoConfiguration {
             builder.payloadCodec(chosenCodec);
         }
         listeners.orderedStream().forEach(builder::listener);
-        return builder.build();
+        FlexiQ flexiq = builder.build();
+        try {
+            // Before the worker's first claim, which waits for the FlexiQ bean.
+            for (String queue : properties.getPausedQueues()) {
+                PropertyCheck.apply("flexiq.paused-queues", queue, flexiq::pauseQueue);
+            }
+        } catch (RuntimeException e) {
+            flexiq.close();
+            throw e;
+        }
+        return flexiq;
     }
 
     private static Maintenance maintenance(FlexiQProperties.Maintenance m) {

@@ -48,6 +48,13 @@ public class FlexiQProperties {
      * database holding FlexiQ's schema.
      */
     private boolean joinTransactions = true;
+    /**
+     * Queues to pause as the application starts, so that none of their jobs runs until an
+     * operator resumes them (a deploy that must wait for a downstream, say). The pause is kept
+     * in the database: it holds for every process until resumed, and each start with this
+     * property set pauses the queues again.
+     */
+    private List<String> pausedQueues = List.of();
     private final Worker worker = new Worker();
     private final Metrics metrics = new Metrics();
     private final Maintenance maintenance = new Maintenance();
@@ -133,6 +140,16 @@ public class FlexiQProperties {
     /** Sets whether to migrate FlexiQ's schema at startup. */
     public void setMigrate(boolean migrate) {
         this.migrate = migrate;
+    }
+
+    /** The queues paused as the application starts (default: none). */
+    public List<String> getPausedQueues() {
+        return pausedQueues;
+    }
+
+    /** Sets the queues paused as the application starts. */
+    public void setPausedQueues(List<String> pausedQueues) {
+        this.pausedQueues = pausedQueues == null ? List.of() : List.copyOf(pausedQueues);
     }
 
     /** The default retention of explicit keys, or null for FlexiQ's (24 hours). */

@@ -37,6 +37,7 @@ class ConfigurationMetadataTest {
         expected.put("flexiq.migrate", "true");
         expected.put("flexiq.key-retention", null);
         expected.put("flexiq.join-transactions", "true");
+        expected.put("flexiq.paused-queues", null);
         expected.put("flexiq.metrics.refresh", "\"30s\"");
         expected.put("flexiq.maintenance.enabled", "true");
         expected.put("flexiq.maintenance.interval", "\"5s\"");

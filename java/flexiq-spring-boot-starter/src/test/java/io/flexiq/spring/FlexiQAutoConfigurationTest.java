@@ -20,6 +20,7 @@ import io.flexiq.JobContext;
 import io.flexiq.JobQueue;
 import io.flexiq.Maintenance;
 import io.flexiq.PasswordSupplier;
+import io.flexiq.PausedQueue;
 import io.flexiq.PayloadSerializer;
 import io.flexiq.Task;
 import io.flexiq.TestQueue;
@@ -180,6 +181,23 @@ class FlexiQAutoConfigurationTest {
             });
             assertTrue(client.getJob(id).isPresent());
         });
+    }
+
+    @Test
+    void queuesListedAsPausedArePausedBeforeTheWorkerStarts() {
+        runner.withUserConfiguration(Handlers.class).withPropertyValues("flexiq.paused-queues=default,exports")
+                .run(context -> {
+                    FlexiQ client = context.getBean(FlexiQ.class);
+                    assertEquals(List.of("default", "exports"),
+                            client.pausedQueues().stream().map(PausedQueue::queue).toList());
+                    client.enqueue(CHARGE, new Charge(9, 1, Instant.EPOCH));
+                    Thread.sleep(500);
+                    assertTrue(context.getBean(Handlers.class).charged.isEmpty(), "a paused queue's job ran");
+                    assertTrue(client.resumeQueue("default"));
+                    assertEquals(9, context.getBean(Handlers.class).charged.poll(30, TimeUnit.SECONDS).orderId());
+                });
+        runner.withPropertyValues("flexiq.paused-queues=").run(context ->
+                assertTrue(context.getBean(FlexiQ.class).pausedQueues().isEmpty()));
     }
 
     @Configuration(proxyBeanMethods = false)

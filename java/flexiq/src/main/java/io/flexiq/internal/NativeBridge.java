@@ -3,6 +3,7 @@ package io.flexiq.internal;
 import io.flexiq.EnqueueOptions;
 import io.flexiq.EnqueueOutcome;
 import io.flexiq.JobCount;
+import io.flexiq.PausedQueue;
 import io.flexiq.JobState;
 import io.flexiq.Maintenance;
 import io.flexiq.MaintenanceReport;
@@ -531,6 +532,30 @@ public final class NativeBridge {
         return reader(nativeRemoveRateLimit(client, new Wire.Writer(64).bool(ofQueue).string(name).toBytes())).bool();
     }
 
+    /** Pauses a queue; false if it was paused already. */
+    public static boolean pauseQueue(long client, String queue) {
+        ensureLoaded();
+        return reader(nativePauseQueue(client, new Wire.Writer(64).string(queue).toBytes())).bool();
+    }
+
+    /** Resumes a queue and wakes its idle workers; false if it was not paused. */
+    public static boolean resumeQueue(long client, String queue) {
+        ensureLoaded();
+        return reader(nativeResumeQueue(client, new Wire.Writer(64).string(queue).toBytes())).bool();
+    }
+
+    /** The paused queues, by name. */
+    public static List<PausedQueue> pausedQueues(long client) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativePausedQueues(client, null));
+        int n = r.i32();
+        List<PausedQueue> paused = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            paused.add(new PausedQueue(r.string(), instant(r.i64())));
+        }
+        return paused;
+    }
+
     /** Releases the keys whose retention has passed; returns how many. */
     public static long expireKeys(long client) {
         ensureLoaded();
@@ -899,6 +924,12 @@ public final class NativeBridge {
     private static native byte[] nativeSetRateLimit(long client, byte[] request);
 
     private static native byte[] nativeRemoveRateLimit(long client, byte[] request);
+
+    private static native byte[] nativePauseQueue(long client, byte[] request);
+
+    private static native byte[] nativeResumeQueue(long client, byte[] request);
+
+    private static native byte[] nativePausedQueues(long client, byte[] request);
 
     private static native byte[] nativeRedrive(long client, byte[] request);
 

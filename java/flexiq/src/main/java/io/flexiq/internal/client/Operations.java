@@ -8,6 +8,7 @@ import io.flexiq.JobPage;
 import io.flexiq.JobQuery;
 import io.flexiq.Maintenance;
 import io.flexiq.MaintenanceReport;
+import io.flexiq.PausedQueue;
 import io.flexiq.RateLimit;
 import io.flexiq.RedriveOutcome;
 import io.flexiq.RedriveResult;
@@ -148,6 +149,18 @@ public final class Operations {
 
     public boolean removeConcurrencyKeyRateLimit(String key) {
         return NativeBridge.removeRateLimit(handle, false, Limits.name("concurrencyKey", key));
+    }
+
+    public boolean pauseQueue(String queue) {
+        return NativeBridge.pauseQueue(handle, Limits.name("queue", queue));
+    }
+
+    public boolean resumeQueue(String queue) {
+        return NativeBridge.resumeQueue(handle, Limits.name("queue", queue));
+    }
+
+    public List<PausedQueue> pausedQueues() {
+        return NativeBridge.pausedQueues(handle);
     }
 
     public RedriveResult redrive(String jobId, String redriveKey) {
