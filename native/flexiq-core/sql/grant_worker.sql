@@ -1,7 +1,7 @@
 -- Grants a worker's privileges on the schema to the role named by the setting flexiq.grantee
 -- (set in the same transaction; %I quotes it): enough to claim jobs, keep their leases, record
 -- how attempts ended, give jobs back, rescue expired leases, keep checkpoints, count starts
--- against rate limits and pass over paused queues. Nothing that deletes a job or touches its
+-- against rate limits, pass over paused queues and keep its registration. Nothing that deletes a job or touches its
 -- payload or key.
 DO $$
 DECLARE
@@ -25,5 +25,8 @@ BEGIN
     -- Claims pass over paused queues, under each queue's pause lock.
     EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.open_queues TO %I', v_role);
     EXECUTE format('GRANT SELECT ON {schema}.paused_queues TO %I', v_role);
+    -- A worker registers itself, heartbeats and removes its registration as it stops.
+    EXECUTE format('GRANT SELECT, INSERT, DELETE, UPDATE (heartbeat_at) ON {schema}.workers TO %I',
+                   v_role);
 END
 $$

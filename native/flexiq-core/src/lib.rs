@@ -35,11 +35,13 @@ pub use operations::jobs::{JobCount, JobInfo, Redrive};
 pub use operations::queries::{JobPage, JobQuery, StoredPayload, Throughput};
 pub use operations::queues::PausedQueue;
 pub use operations::rate_limits::RateTarget;
+pub use operations::workers::RegisteredWorker;
 pub use producer::{
     EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue, PreparedEnqueue,
 };
 pub use request::{Encoded, Flow, JobRequest, RetryPolicy, Schedule};
 pub use statement::Param;
+pub use worker_store::registration::Registration;
 pub use worker_store::{
     Attempt, ClaimedJob, Completed, FailedAttempt, JobAttempt, RescuedJob, TransactionStatements,
     MAX_CHECKPOINT_BYTES,

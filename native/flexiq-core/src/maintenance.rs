@@ -70,6 +70,8 @@ pub struct MaintenanceReport {
     pub completed_deleted: u64,
     pub cancelled_deleted: u64,
     pub dead_deleted: u64,
+    /// Registrations of workers that stopped heartbeating, removed.
+    pub workers_removed: u64,
     /// Whether the pass stopped at [`MAX_BATCHES_PER_PASS`] with jobs left to delete.
     pub more_to_prune: bool,
 }
@@ -117,6 +119,7 @@ struct Statements {
     expire_keys: String,
     rescue_expired: String,
     prune_finished: String,
+    remove_stale_workers: String,
 }
 
 struct Session {
@@ -135,6 +138,7 @@ impl Maintenance {
                 expire_keys: s.statement(include_str!("../sql/expire_keys.sql")),
                 rescue_expired: s.statement(include_str!("../sql/rescue_expired.sql")),
                 prune_finished: s.statement(include_str!("../sql/prune_finished.sql")),
+                remove_stale_workers: s.statement(include_str!("../sql/remove_stale_workers.sql")),
             },
         }
     }
@@ -213,8 +217,8 @@ impl Maintenance {
             .await??)
     }
 
-    /// One pass on `c`: keys, then leases, then finished jobs (whose keys the first step may
-    /// just have freed).
+    /// One pass on `c`: keys, then leases and the workers that held them, then finished jobs
+    /// (whose keys the first step may just have freed).
     async fn pass(
         &self,
         c: &mut PgConnection,
@@ -231,9 +235,16 @@ impl Maintenance {
             .query_as(&self.sql.rescue_expired)
             .fetch_all(&mut *c)
             .await?;
+        let workers_removed = self
+            .pool
+            .query(&self.sql.remove_stale_workers)
+            .execute(&mut *c)
+            .await?
+            .rows_affected();
         let mut report = MaintenanceReport {
             keys_released,
             rescued,
+            workers_removed,
             ..MaintenanceReport::default()
         };
         for _ in 0..MAX_BATCHES_PER_PASS {

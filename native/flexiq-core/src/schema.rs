@@ -74,6 +74,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "paused queues, whose jobs no claim starts until they are resumed",
         sql: include_str!("../migrations/0011_paused_queues.sql"),
     },
+    Migration {
+        version: 12,
+        description: "worker registrations, each with its last heartbeat",
+        sql: include_str!("../migrations/0012_workers.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,

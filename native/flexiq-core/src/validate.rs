@@ -69,6 +69,14 @@ pub fn name(what: &str, value: &str) -> Result<()> {
     non_empty_bounded_without_nul(what, value, MAX_NAME_BYTES)
 }
 
+/// The longest label a worker registers (its host, its name), in bytes.
+pub const MAX_LABEL_BYTES: usize = 255;
+
+/// Checks a label an operator reads: a worker's host or name.
+pub fn label(what: &str, value: &str) -> Result<()> {
+    non_empty_bounded_without_nul(what, value, MAX_LABEL_BYTES)
+}
+
 /// The longest role name PostgreSQL keeps, in bytes (it cuts longer identifiers short).
 pub const MAX_ROLE_BYTES: usize = 63;
 

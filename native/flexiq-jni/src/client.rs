@@ -460,6 +460,36 @@ pub(crate) fn paused_queues(
     Ok(())
 }
 
+/// `nativeListWorkers(client, ∅)` → list of (text id, text name, text host, i64 pid, list of
+/// text queues, list of text tasks, i32 concurrency, i64 leaseMillis, text version, i64
+/// startedAt µs, i64 heartbeatAt µs).
+pub(crate) fn list_workers(
+    client: &Client,
+    _: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let workers = block_on(client.operations().workers())??;
+    w.count(workers.len())?;
+    for worker in &workers {
+        w.string(&worker.id)?;
+        w.string(&worker.name)?;
+        w.string(&worker.host)?;
+        w.i64(worker.pid);
+        for list in [&worker.queues, &worker.tasks] {
+            w.count(list.len())?;
+            for item in list {
+                w.string(item)?;
+            }
+        }
+        w.i32(worker.concurrency);
+        w.i64(worker.lease_ms);
+        w.string(&worker.version)?;
+        w.i64(worker.started_at_us);
+        w.i64(worker.heartbeat_at_us);
+    }
+    Ok(())
+}
+
 fn rate_target(r: &mut Reader<'_>) -> BridgeResult<RateTarget> {
     let of_queue = r.bool("ofQueue")?;
     let name = r.string("name")?;

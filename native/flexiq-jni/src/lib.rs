@@ -63,6 +63,7 @@ static NATIVES: &[Native] = natives! {
     "nativePauseQueue" => on_client(client::pause_queue),
     "nativeResumeQueue" => on_client(client::resume_queue),
     "nativePausedQueues" => on_client(client::paused_queues),
+    "nativeListWorkers" => on_client(client::list_workers),
     "nativeRedrive" => on_client(client::redrive),
     "nativeGrantProducer" => on_client(grants::grant_producer),
     "nativeGrantWorker" => on_client(grants::grant_worker),
@@ -80,6 +81,8 @@ static NATIVES: &[Native] = natives! {
     "nativeWorkGeneration" => on_client(worker::work_generation),
     "nativeAwaitWork" => on_client(worker::await_work),
     "nativeWakeWorkers" => on_client(worker::wake_workers),
+    "nativeHeartbeat" => on_client(worker::heartbeat),
+    "nativeDeregister" => on_client(worker::deregister),
 };
 
 /// A call that needs no handle.

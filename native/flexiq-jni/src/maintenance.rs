@@ -1,7 +1,8 @@
 //! Calls of `FlexiQ`'s maintenance: a pass if elected, a pass on demand, leaving the election.
 //! Retention crosses as (i64 completedMillis, i64 cancelledMillis, i64 deadMillis, i64
 //! batchSize); a report as (i64 keysReleased, rescued jobs as `nativeRescueExpired` answers
-//! them, i64 completedDeleted, i64 cancelledDeleted, i64 deadDeleted, bool moreToPrune).
+//! them, i64 completedDeleted, i64 cancelledDeleted, i64 deadDeleted, i64 workersRemoved, bool
+//! moreToPrune).
 
 use flexiq_core::{Client, Maintained, MaintenanceReport, Retention};
 use flexiq_jni_shell::errors::BridgeResult;
@@ -26,6 +27,7 @@ fn write_report(report: &MaintenanceReport, w: &mut Writer) -> BridgeResult<()> 
     w.i64(count(report.completed_deleted));
     w.i64(count(report.cancelled_deleted));
     w.i64(count(report.dead_deleted));
+    w.i64(count(report.workers_removed));
     w.bool(report.more_to_prune);
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use flexiq_core::{Attempt, ClaimedJob, Client, RescuedJob, MAX_CHECKPOINT_BYTES};
+use flexiq_core::{Attempt, ClaimedJob, Client, Registration, RescuedJob, MAX_CHECKPOINT_BYTES};
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::wire::{Reader, Writer};
 
@@ -290,6 +290,32 @@ pub(crate) fn await_work(client: &Client, r: &mut Reader<'_>, w: &mut Writer) ->
 }
 
 /// `nativeWakeWorkers(client, ∅)` → ∅.
+/// `nativeHeartbeat(client, text id, text name, text host, i64 pid, list of text queues, list of
+/// text tasks, i32 concurrency, i64 leaseMillis, i64 startedAtMicros)` → ∅: registers the
+/// worker or renews its registration.
+pub(crate) fn heartbeat(client: &Client, r: &mut Reader<'_>, _: &mut Writer) -> BridgeResult<()> {
+    let registration = Registration {
+        id: r.string("id")?,
+        name: r.string("name")?,
+        host: r.string("host")?,
+        pid: r.i64("pid")?,
+        queues: r.strings("queues")?,
+        tasks: r.strings("tasks")?,
+        concurrency: r.i32("concurrency")?,
+        lease: millis(r, "lease")?,
+        started_at_us: r.i64("startedAt")?,
+    };
+    block_on(client.worker_store().heartbeat(&registration))??;
+    Ok(())
+}
+
+/// `nativeDeregister(client, text id)` → ∅.
+pub(crate) fn deregister(client: &Client, r: &mut Reader<'_>, _: &mut Writer) -> BridgeResult<()> {
+    let id = r.string("id")?;
+    block_on(client.worker_store().deregister(&id))??;
+    Ok(())
+}
+
 pub(crate) fn wake_workers(
     client: &Client,
     _: &mut Reader<'_>,

@@ -1,13 +1,14 @@
 //! The client's operations role: what operators and applications ask of jobs beyond running
 //! them. Reading jobs and moving them out of the active states (`jobs`), queries by key, state
-//! and time (`queries`), paused queues (`queues`), rate limits (`rate_limits`) and grants to
-//! other roles (`grants`).
+//! and time (`queries`), paused queues (`queues`), registered workers (`workers`), rate limits
+//! (`rate_limits`) and grants to other roles (`grants`).
 
 pub mod grants;
 pub mod jobs;
 pub mod queries;
 pub mod queues;
 pub mod rate_limits;
+pub mod workers;
 
 use std::sync::Arc;
 
@@ -39,6 +40,7 @@ struct Statements {
     pause_queue: String,
     resume_queue: String,
     paused_queues: String,
+    list_workers: String,
     set_grantee: String,
     grant_producer: String,
     grant_worker: String,
@@ -100,6 +102,7 @@ impl Operations {
                 pause_queue: s.statement(include_str!("../../sql/pause_queue.sql")),
                 resume_queue: s.statement(include_str!("../../sql/resume_queue.sql")),
                 paused_queues: s.statement(include_str!("../../sql/paused_queues.sql")),
+                list_workers: s.statement(include_str!("../../sql/list_workers.sql")),
                 set_grantee: s.statement(include_str!("../../sql/set_grantee.sql")),
                 grant_producer: s.statement(include_str!("../../sql/grant_producer.sql")),
                 grant_worker: s.statement(include_str!("../../sql/grant_worker.sql")),

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 pub mod positions;
+pub mod registration;
 
 use std::sync::Arc;
 
@@ -147,6 +148,8 @@ struct Statements {
     attempts_now: String,
     save_checkpoint: String,
     checkpoint: String,
+    register_worker: String,
+    deregister_worker: String,
 }
 
 /// Which attempts a statement over the caller's attempts takes.
@@ -198,6 +201,8 @@ impl Statements {
             attempts_now: s.statement(include_str!("../../sql/attempts_now.sql")),
             save_checkpoint: s.statement(include_str!("../../sql/save_checkpoint.sql")),
             checkpoint: s.statement(include_str!("../../sql/checkpoint.sql")),
+            register_worker: s.statement(include_str!("../../sql/register_worker.sql")),
+            deregister_worker: s.statement(include_str!("../../sql/deregister_worker.sql")),
         }
     }
 }

@@ -157,6 +157,21 @@ async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
 #[tokio::test]
 async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
     let (owner, worker, url) = restricted(Grant::Worker).await;
+    let registration = flexiq_core::Registration {
+        id: "w1".into(),
+        name: "flexiq-worker-1".into(),
+        host: "h".into(),
+        pid: 1,
+        queues: vec!["default".into()],
+        tasks: vec!["t".into()],
+        concurrency: 1,
+        lease: LEASE,
+        started_at_us: 0,
+    };
+    let store = worker.worker_store();
+    store.heartbeat(&registration).await.expect("register");
+    store.heartbeat(&registration).await.expect("heartbeat");
+    store.deregister("w1").await.expect("deregister");
     let mut request = job(1).with_key("w");
     request.retry.initial_ms = 0;
     request.retry.max_ms = 0;

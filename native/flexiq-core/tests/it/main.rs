@@ -24,6 +24,7 @@ mod pool;
 mod queries;
 mod raw_keys;
 mod redrive_and_checkpoints;
+mod registrations;
 mod running;
 mod schedule_vectors;
 mod sql_producer;

@@ -424,6 +424,20 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
+     * The running workers of every process on this schema, by host, process and start: each
+     * {@link Worker} registers as it starts, heartbeats every third of its lease and removes
+     * its registration as it stops. A worker whose process died stays listed until maintenance
+     * finds it has not heartbeat for a whole lease (30 s by default, plus up to one maintenance
+     * interval); its jobs are rescued as their leases pass.
+     *
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public List<RegisteredWorker> workers() {
+        requireOpen();
+        return operations.workers();
+    }
+
+    /**
      * Puts a dead-lettered job back to work: due at once, its attempts starting over, holding its
      * dedup key again. {@code redriveKey} makes the request idempotent: repeating it (a retried
      * HTTP call, a double click) finds the redrive already made and redrives nothing.

@@ -10,10 +10,12 @@ package io.flexiq;
  * @param completedDeleted completed jobs deleted, their retention passed
  * @param cancelledDeleted cancelled jobs deleted, their retention passed
  * @param deadDeleted dead jobs deleted, their retention passed
+ * @param workersRemoved registrations of workers removed because they stopped heartbeating for a
+ *     whole lease (see {@link RegisteredWorker})
  * @param moreToDelete whether the pass stopped at its cap with jobs left to delete
  */
 public record MaintenanceReport(long keysReleased, int jobsRescued, int jobsDeadLettered, long completedDeleted,
-        long cancelledDeleted, long deadDeleted, boolean moreToDelete) {
+        long cancelledDeleted, long deadDeleted, long workersRemoved, boolean moreToDelete) {
 
     /** How many finished jobs the pass deleted, of every state. */
     public long deleted() {

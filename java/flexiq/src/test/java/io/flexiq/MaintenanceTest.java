@@ -220,7 +220,7 @@ class MaintenanceTest {
 
             MaintenanceReport report = queue.runMaintenance();
 
-            assertEquals(new MaintenanceReport(1, 1, 0, 0, 0, 0, false), report);
+            assertEquals(new MaintenanceReport(1, 1, 0, 0, 0, 0, 0, false), report);
             assertEquals(JobState.RETRYABLE, WorkerTest.job(queue, orphan).state());
             assertFalse(WorkerTest.job(queue, keyed).keyHeld());
             await("the rescue's event", () -> events.stream()

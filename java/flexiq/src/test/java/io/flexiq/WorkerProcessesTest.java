@@ -1,6 +1,7 @@
 package io.flexiq;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -19,7 +20,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Workers in separate JVMs sharing one queue, and a worker JVM killed mid-handler. */
+/**
+ * Workers in separate JVMs sharing one queue, a worker JVM killed mid-handler, and the workers'
+ * registrations.
+ */
 class WorkerProcessesTest {
     private static Process child(String url, String schema, String mode, long leaseMillis) throws Exception {
         return new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
@@ -135,6 +139,73 @@ class WorkerProcessesTest {
             assertEquals(2, done.attempt());
             assertEquals(List.of(2), attempts);
             assertEquals(1, TestDatabase.scalar("SELECT count(*) FROM " + schema + ".jobs"), "one job in all");
+        }
+    }
+
+    @Test
+    void aRunningWorkerIsListedWithWhatItRunsUntilItStops() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            assertTrue(queue.workers().isEmpty());
+            Worker worker = queue.worker().queues("default", "mail").concurrency(3).lease(Duration.ofSeconds(9))
+                    .handle(EnqueueTest.CHARGE, (order, job) -> { }).build().start();
+            try {
+                WorkerTest.await("the worker to register", () -> !queue.workers().isEmpty());
+                RegisteredWorker me = queue.workers().get(0);
+                assertEquals(ProcessHandle.current().pid(), me.pid());
+                assertEquals(List.of("default", "mail"), me.queues());
+                assertEquals(List.of(EnqueueTest.CHARGE.name()), me.tasks());
+                assertEquals(3, me.concurrency());
+                assertEquals(Duration.ofSeconds(9), me.lease());
+                assertTrue(me.name().startsWith("flexiq-worker-"), me.name());
+                assertFalse(me.host().isBlank());
+                assertFalse(me.version().isBlank());
+                assertTrue(Duration.between(me.startedAt(), me.lastHeartbeat()).abs().toSeconds() < 60, me.toString());
+            } finally {
+                worker.close();
+            }
+            assertTrue(queue.workers().isEmpty(), "a stopped worker removes its registration");
+        }
+    }
+
+    @Test
+    void aKilledWorkerProcessLeavesTheListWithinItsLeaseAndAMaintenanceIntervalAndItsJobIsRescued()
+            throws Exception {
+        String url = TestDatabase.url();
+        String schema = TestDatabase.freshSchema();
+        long leaseMillis = 1_500;
+        long intervalMillis = 250;
+        try (FlexiQ queue = FlexiQ.builder(url).schema(schema).migrate(true)
+                .maintenance(Maintenance.builder().interval(Duration.ofMillis(intervalMillis)).build()).build()) {
+            String id = queue.enqueue(EnqueueTest.CHARGE, new EnqueueTest.Order(1, 1));
+            Process doomed = child(url, schema, "hang", leaseMillis);
+            long gone;
+            BufferedReader out = new BufferedReader(new InputStreamReader(doomed.getInputStream(), StandardCharsets.UTF_8));
+            assertEquals("started " + id, out.readLine());
+            WorkerTest.await("the worker process to register", () -> queue.workers().stream()
+                    .anyMatch(w -> w.pid() == doomed.pid()));
+            // A worker here too: from it on, this client takes part in maintenance.
+            Worker rescuer = queue.worker().handle(EnqueueTest.CHARGE, (order, job) -> { })
+                    .pollInterval(Duration.ofMillis(50)).build().start();
+            try {
+                doomed.destroyForcibly();
+                assertTrue(doomed.waitFor(30, TimeUnit.SECONDS));
+                long killed = System.nanoTime();
+                WorkerTest.await("the killed worker to leave the list", () -> queue.workers().stream()
+                        .noneMatch(w -> w.pid() == doomed.pid()));
+                gone = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+                WorkerTest.await("the orphaned job to complete",
+                        () -> queue.getJob(id).orElseThrow().state() == JobState.COMPLETED);
+            } finally {
+                rescuer.close();
+            }
+            // Documented: within its lease and one maintenance interval of its last heartbeat
+            // (the maintainer it was, the election passes to this client first); the rest is
+            // room for a busy machine.
+            assertTrue(gone < leaseMillis + intervalMillis + 5_000, "left the list " + gone + " ms after the kill");
+            assertEquals(2, queue.getJob(id).orElseThrow().attempt(), "rescued, then run again");
+            System.out.printf("a worker process killed with a %d ms lease and %d ms maintenance left the list of"
+                    + " workers %d ms after the kill; its job completed on its second attempt%n", leaseMillis,
+                    intervalMillis, gone);
         }
     }
 }

@@ -96,6 +96,7 @@ final class Html {
             out.append("<a href=\"").append(esc(request.link("/jobs?state=" + state(state)))).append("\">")
                     .append(state == JobState.DEAD ? "Dead letters" : capitalized(state)).append("</a>");
         }
+        out.append("<a href=\"").append(esc(request.link("/workers"))).append("\">Workers</a>");
         // The key goes in a POST body, never in a URL that logs and history would keep.
         out.append("<form method=\"post\" action=\"").append(esc(request.link("/search"))).append("\">")
                 .append(hidden(request))

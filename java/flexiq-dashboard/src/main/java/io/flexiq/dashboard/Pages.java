@@ -12,11 +12,13 @@ import io.flexiq.JobState;
 import io.flexiq.PausedQueue;
 import io.flexiq.PayloadDecodeException;
 import io.flexiq.RedriveResult;
+import io.flexiq.RegisteredWorker;
 import io.flexiq.StorageUnavailableException;
 import io.flexiq.Throughput;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -102,6 +104,9 @@ final class Pages {
         if (path.equals("/jobs")) {
             return jobs(request);
         }
+        if (path.equals("/workers")) {
+            return workers(request);
+        }
         Matcher job = JOB.matcher(path);
         if (job.matches()) {
             return job(request, job.group(1));
@@ -155,6 +160,38 @@ final class Pages {
             body.append("<p class=\"muted\">No jobs yet.</p>");
         }
         return PageResponse.html(200, Html.page(request, "Queues", banner(request), body.toString()));
+    }
+
+    /**
+     * The running workers of every process, with what they run and their last heartbeat; a
+     * worker whose process died stays until maintenance finds its heartbeats stopped.
+     */
+    private PageResponse workers(PageRequest request) {
+        List<RegisteredWorker> workers = flexiq.workers();
+        StringBuilder body = new StringBuilder();
+        if (workers.isEmpty()) {
+            body.append("<p class=\"muted\">No worker is running.</p>");
+        } else {
+            Instant now = Instant.now();
+            body.append("<table><thead><tr><th>Host</th><th>Process</th><th>Worker</th><th>Queues</th><th>Tasks</th>")
+                    .append("<th>Concurrency</th><th>Lease</th><th>Version</th><th>Started</th>")
+                    .append("<th>Last heartbeat</th></tr></thead><tbody>");
+            for (RegisteredWorker w : workers) {
+                long ago = Math.max(0, Duration.between(w.lastHeartbeat(), now).toSeconds());
+                body.append("<tr><td>").append(esc(w.host())).append("</td><td class=\"n\">").append(w.pid())
+                        .append("</td><td>").append(esc(w.name())).append("</td><td>")
+                        .append(esc(String.join(", ", w.queues()))).append("</td><td>")
+                        .append(esc(String.join(", ", w.tasks()))).append("</td><td class=\"n\">")
+                        .append(w.concurrency()).append("</td><td class=\"n\">").append(w.lease().toMillis())
+                        .append(" ms</td><td>").append(esc(w.version())).append("</td><td>")
+                        .append(Html.time(w.startedAt())).append("</td><td>").append(Html.time(w.lastHeartbeat()))
+                        .append(" <span class=\"muted\">(").append(ago).append(" s ago)</span></td></tr>");
+            }
+            body.append("</tbody></table>");
+        }
+        body.append("<p class=\"muted\">Each worker heartbeats every third of its lease; maintenance removes one")
+                .append(" that has not for a whole lease, and its jobs are rescued as their leases pass.</p>");
+        return PageResponse.html(200, Html.page(request, "Workers", "", body.toString()));
     }
 
     /** A queue's status, and the button that pauses a running queue or resumes a paused one. */

@@ -124,6 +124,29 @@ class DashboardBrowserTest {
         assertEquals(2, runs.get());
     }
 
+    @Test
+    void listsTheRunningWorkersWithWhatTheyRun() throws Exception {
+        Worker worker = flexiq.worker().queues("browser-workers").concurrency(5)
+                .handle(SHIP, (parcel, job) -> { }).build().start();
+        try {
+            await(() -> flexiq.workers().stream().anyMatch(w -> w.queues().equals(List.of("browser-workers"))));
+            browser.get(dashboard.uri().toString());
+            browser.findElement(By.linkText("Workers")).click();
+            new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getTitle().equals("Workers · FlexiQ"));
+            WebElement row = browser.findElement(By.xpath("//tbody/tr[td[4][text()='browser-workers']]"));
+            List<WebElement> cells = row.findElements(By.tagName("td"));
+            assertEquals(Long.toString(ProcessHandle.current().pid()), cells.get(1).getText());
+            assertEquals("ship_parcel", cells.get(4).getText());
+            assertEquals("5", cells.get(5).getText());
+            assertTrue(cells.get(9).getText().contains("s ago"), row.getText());
+        } finally {
+            worker.close();
+        }
+        browser.navigate().refresh();
+        assertTrue(browser.findElements(By.xpath("//tbody/tr[td[4][text()='browser-workers']]")).isEmpty(),
+                "a stopped worker is gone");
+    }
+
     /** The queues page's row of a queue. */
     private static WebElement queueRow(WebDriver browser, String queue) {
         return browser.findElement(By.xpath("//tbody/tr[td[1][text()='" + queue + "']]"));

@@ -4,6 +4,7 @@ import io.flexiq.EnqueueOptions;
 import io.flexiq.EnqueueOutcome;
 import io.flexiq.JobCount;
 import io.flexiq.PausedQueue;
+import io.flexiq.RegisteredWorker;
 import io.flexiq.JobState;
 import io.flexiq.Maintenance;
 import io.flexiq.MaintenanceReport;
@@ -556,6 +557,48 @@ public final class NativeBridge {
         return paused;
     }
 
+    /** Registers a worker, or renews its registration. */
+    public static void heartbeat(long client, String id, String name, String host, long pid, String[] queues,
+            String[] tasks, int concurrency, long leaseMillis, long startedAtMicros) {
+        ensureLoaded();
+        nativeHeartbeat(client, new Wire.Writer(256).string(id).string(name).string(host).i64(pid).strings(queues)
+                .strings(tasks).i32(concurrency).i64(leaseMillis).i64(startedAtMicros).toBytes());
+    }
+
+    /** Removes a worker's registration. */
+    public static void deregister(long client, String id) {
+        ensureLoaded();
+        nativeDeregister(client, new Wire.Writer(64).string(id).toBytes());
+    }
+
+    /** The registered workers. */
+    public static List<RegisteredWorker> listWorkers(long client) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeListWorkers(client, null));
+        int n = r.i32();
+        List<RegisteredWorker> workers = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String id = r.string();
+            String name = r.string();
+            String host = r.string();
+            long pid = r.i64();
+            List<String> queues = strings(r);
+            List<String> tasks = strings(r);
+            workers.add(new RegisteredWorker(id, name, host, pid, queues, tasks, r.i32(), Duration.ofMillis(r.i64()),
+                    r.string(), instant(r.i64()), instant(r.i64())));
+        }
+        return workers;
+    }
+
+    private static List<String> strings(Wire.Reader r) {
+        int n = r.i32();
+        List<String> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(r.string());
+        }
+        return out;
+    }
+
     /** Releases the keys whose retention has passed; returns how many. */
     public static long expireKeys(long client) {
         ensureLoaded();
@@ -609,10 +652,11 @@ public final class NativeBridge {
         long completed = r.i64();
         long cancelled = r.i64();
         long dead = r.i64();
+        long workersRemoved = r.i64();
         boolean more = r.bool();
         int deadLettered = (int) rescued.stream().filter(Rescued::dead).count();
         return new MaintenancePass(new MaintenanceReport(keysReleased, rescued.size() - deadLettered, deadLettered,
-                completed, cancelled, dead, more), rescued);
+                completed, cancelled, dead, workersRemoved, more), rescued);
     }
 
     /** Redrives a dead job. */
@@ -930,6 +974,12 @@ public final class NativeBridge {
     private static native byte[] nativeResumeQueue(long client, byte[] request);
 
     private static native byte[] nativePausedQueues(long client, byte[] request);
+
+    private static native byte[] nativeListWorkers(long client, byte[] request);
+
+    private static native byte[] nativeHeartbeat(long client, byte[] request);
+
+    private static native byte[] nativeDeregister(long client, byte[] request);
 
     private static native byte[] nativeRedrive(long client, byte[] request);
 

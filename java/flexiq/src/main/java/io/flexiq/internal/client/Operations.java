@@ -10,6 +10,7 @@ import io.flexiq.Maintenance;
 import io.flexiq.MaintenanceReport;
 import io.flexiq.PausedQueue;
 import io.flexiq.RateLimit;
+import io.flexiq.RegisteredWorker;
 import io.flexiq.RedriveOutcome;
 import io.flexiq.RedriveResult;
 import io.flexiq.Throughput;
@@ -161,6 +162,10 @@ public final class Operations {
 
     public List<PausedQueue> pausedQueues() {
         return NativeBridge.pausedQueues(handle);
+    }
+
+    public List<RegisteredWorker> workers() {
+        return NativeBridge.listWorkers(handle);
     }
 
     public RedriveResult redrive(String jobId, String redriveKey) {

@@ -91,4 +91,15 @@ public final class NativeWorkerStore implements WorkerStore {
         }
         return statements;
     }
+
+    @Override
+    public void heartbeat(Registration r) {
+        NativeBridge.heartbeat(handle, r.id(), r.name(), r.host(), r.pid(), r.queues(), r.tasks(), r.concurrency(),
+                r.leaseMillis(), r.startedAtMicros());
+    }
+
+    @Override
+    public void deregister(String id) {
+        NativeBridge.deregister(handle, id);
+    }
 }

@@ -6,7 +6,9 @@ import io.flexiq.internal.enqueue.StoredPayloads;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * What a {@link Worker} runs: its parts, wired together, started and stopped in order. The
  * {@link Claimer} claims, the {@link AttemptRunner} runs the claimed attempts, the
  * {@link LeaseKeeper} keeps their leases and the {@link OutcomeRecorder} records how they ended;
- * they reach PostgreSQL only through the {@link WorkerStore}.
+ * they reach PostgreSQL only through the {@link WorkerStore}. Its {@link Heartbeat} keeps its
+ * registration, which operators list.
  */
 public final class WorkerEngine {
     /** Numbers workers, so that each one's threads can be told apart by name. */
@@ -38,6 +41,7 @@ public final class WorkerEngine {
     private final Duration shutdownTimeout;
     /** What it runs, for its log lines. */
     private final String settings;
+    private final Heartbeat heartbeat;
     private final LeaseKeeper leases;
     private final OutcomeRecorder outcomes;
     private final AttemptRunner runner;
@@ -75,6 +79,9 @@ public final class WorkerEngine {
                 s.handlers().values().toArray(new TaskHandler<?>[0]), s.claimBatch(), capacity, slots,
                 unrecorded, s.lease().toMillis(), s.pollInterval().toMillis(), runner::dispatch, leases::extend,
                 listeners, outage);
+        this.heartbeat = new Heartbeat(store, new Registration(UUID.randomUUID().toString(), name, Host.NAME,
+                ProcessHandle.current().pid(), s.queues().toArray(new String[0]), tasks, s.concurrency(),
+                s.lease().toMillis(), Host.micros(Instant.now())), threads(name + "-heartbeat"), outage);
         this.claimerThread = threads(name + "-claimer").newThread(claimer);
         this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
     }
@@ -94,6 +101,7 @@ public final class WorkerEngine {
             }
             started = true;
         }
+        heartbeat.start();
         leases.start();
         outcomeThread.start();
         claimerThread.start();
@@ -145,6 +153,7 @@ public final class WorkerEngine {
             join(outcomeThread);
         }
         leases.stop();
+        heartbeat.stop();
         stopped.run();
         if (wasStarted) {
             LOG.info("{} stopped", name);

@@ -48,6 +48,12 @@ public interface WorkerStore {
     /** Stores a checkpoint while the attempt holds its job; false when it no longer does. */
     boolean saveCheckpoint(long id, int attempt, String name, byte[] value);
 
+    /** Registers the worker, or renews its registration. */
+    void heartbeat(Registration registration);
+
+    /** Removes the worker's registration. */
+    void deregister(String id);
+
     /** The statements a handler runs in its own transaction (see {@link ApplicationTransaction}). */
     NativeBridge.TransactionStatements transactionStatements();
 }

@@ -377,6 +377,15 @@ final class FakeWorkerStore implements WorkerStore {
     }
 
     @Override
+    public void heartbeat(Registration registration) {
+        // The fake keeps no registrations: the worker's logic does not read them.
+    }
+
+    @Override
+    public void deregister(String id) {
+    }
+
+    @Override
     public synchronized byte[] checkpoint(long id, String name) {
         return checkpoints.get(id + "/" + name);
     }

@@ -80,4 +80,14 @@ public class ForwardingStore implements WorkerStore {
     public NativeBridge.TransactionStatements transactionStatements() {
         return next.transactionStatements();
     }
+
+    @Override
+    public void heartbeat(Registration registration) {
+        next.heartbeat(registration);
+    }
+
+    @Override
+    public void deregister(String id) {
+        next.deregister(id);
+    }
 }

@@ -1,0 +1,9 @@
+package io.flexiq.internal.worker;
+
+/**
+ * What a worker registers about itself (see {@link Heartbeat}).
+ *
+ * @param startedAtMicros when it started, in microseconds since the Unix epoch
+ */
+public record Registration(String id, String name, String host, long pid, String[] queues, String[] tasks,
+        int concurrency, long leaseMillis, long startedAtMicros) {}
