@@ -30,6 +30,7 @@ pub mod worker_store;
 pub use client::{Client, ClientConfig};
 pub use error::{Conflict, Error, Result};
 pub use maintenance::{Maintained, MaintenanceReport, Retention};
+pub use operations::bulk::{BulkAction, BulkOutcome, JobFilter};
 pub use operations::grants::Grant;
 pub use operations::jobs::{JobCount, JobInfo, Redrive};
 pub use operations::queries::{JobPage, JobQuery, StoredPayload, Throughput};

@@ -6,8 +6,8 @@ use std::time::Duration;
 use flexiq_core::request::fields::{self, Draft, Wire};
 use flexiq_core::server::PasswordSource;
 use flexiq_core::{
-    Client, ClientConfig, EnqueueRow, Enqueued, JobInfo, JobQuery, JobRequest, Param,
-    PendingEnqueue, PreparedEnqueue, RateTarget,
+    BulkAction, Client, ClientConfig, EnqueueRow, Enqueued, JobFilter, JobInfo, JobQuery,
+    JobRequest, Param, PendingEnqueue, PreparedEnqueue, RateTarget,
 };
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::upcall;
@@ -487,6 +487,53 @@ pub(crate) fn list_workers(
         w.i64(worker.started_at_us);
         w.i64(worker.heartbeat_at_us);
     }
+    Ok(())
+}
+
+/// A bulk action's filter: i32 state code, text-or-null queue, text-or-null task, optional i64
+/// created from and optional i64 created before (µs since the epoch).
+fn job_filter(r: &mut Reader<'_>) -> BridgeResult<JobFilter> {
+    Ok(JobFilter {
+        state: codes::job_state_named(r.i32("state")?)?,
+        queue: r.opt_string("queue")?,
+        task: r.opt_string("task")?,
+        created_from_us: r.opt_i64("createdFrom")?,
+        created_before_us: r.opt_i64("createdBefore")?,
+    })
+}
+
+/// `nativeCountMatching(client, filter)` → i64 jobs the filter selects now.
+pub(crate) fn count_matching(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let filter = job_filter(r)?;
+    w.i64(block_on(client.operations().count_matching(&filter))??);
+    Ok(())
+}
+
+/// `nativeBulk(client, i32 action (1 cancel, 2 purge, 3 redrive), filter, text-or-null redrive
+/// key)` → (i64 selected, i64 changed, i64 batches).
+pub(crate) fn bulk(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let code = r.i32("action")?;
+    let filter = job_filter(r)?;
+    let key = r.opt_string("redriveKey")?;
+    let action = match (code, key) {
+        (1, _) => BulkAction::Cancel,
+        (2, _) => BulkAction::Purge,
+        (3, Some(key)) => BulkAction::Redrive { key },
+        _ => {
+            return Err(BridgeError::BadArgument(format!(
+                "bulk action {code} is not one FlexiQ knows (or a redrive without its key)"
+            )))
+        }
+    };
+    let outcome = block_on(client.operations().bulk(&action, &filter))??;
+    let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+    w.i64(count(outcome.selected));
+    w.i64(count(outcome.changed));
+    w.i64(count(outcome.batches));
     Ok(())
 }
 

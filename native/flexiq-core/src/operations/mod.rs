@@ -1,8 +1,10 @@
 //! The client's operations role: what operators and applications ask of jobs beyond running
-//! them. Reading jobs and moving them out of the active states (`jobs`), queries by key, state
-//! and time (`queries`), paused queues (`queues`), registered workers (`workers`), rate limits
-//! (`rate_limits`) and grants to other roles (`grants`).
+//! them. Reading jobs and moving them out of the active states (`jobs`), the same for every
+//! job a filter selects (`bulk`), queries by key, state and time (`queries`), paused queues
+//! (`queues`), registered workers (`workers`), rate limits (`rate_limits`) and grants to other
+//! roles (`grants`).
 
+pub mod bulk;
 pub mod grants;
 pub mod jobs;
 pub mod queries;
@@ -28,6 +30,8 @@ struct Statements {
     find_by_key: String,
     /// `list_jobs.sql` for each combination of filters (see [`ListStatements`]).
     list_jobs: ListStatements,
+    /// The bulk actions' statements, each for every combination of filters.
+    bulk: bulk::BulkStatements,
     throughput: String,
     get_payload: String,
     count_jobs: String,
@@ -51,20 +55,16 @@ fn job_statement(s: &Schema, template: &str) -> String {
     s.statement(&template.replace("{job_columns}", include_str!("../../sql/job_columns.sql")))
 }
 
-/// `list_jobs.sql` by filter: none, by queue, by task, by both. Each is a text of its own, so
-/// that each gets a plan of its own, with the index its filters call for.
+/// A statement by filter: none, by queue ($3), by task ($4), by both. Each is a text of its
+/// own, so that each gets a plan of its own, with the index its filters call for.
 struct ListStatements {
     texts: [String; 4],
 }
 
 impl ListStatements {
-    fn for_schema(s: &Schema) -> ListStatements {
-        let text = |filters: &str| {
-            job_statement(
-                s,
-                &include_str!("../../sql/list_jobs.sql").replace("{filters}", filters),
-            )
-        };
+    /// `template` with `{filters}` filled in each way, then made a statement by `finish`.
+    fn by_filters(template: &str, finish: impl Fn(&str) -> String) -> ListStatements {
+        let text = |filters: &str| finish(&template.replace("{filters}", filters));
         ListStatements {
             texts: [
                 text(""),
@@ -73,6 +73,12 @@ impl ListStatements {
                 text("AND j.queue = $3 AND j.task = $4"),
             ],
         }
+    }
+
+    fn for_schema(s: &Schema) -> ListStatements {
+        Self::by_filters(include_str!("../../sql/list_jobs.sql"), |t| {
+            job_statement(s, t)
+        })
     }
 
     /// The statement for these filters.
@@ -90,6 +96,7 @@ impl Operations {
                 get_job: job_statement(s, include_str!("../../sql/get_job.sql")),
                 find_by_key: job_statement(s, include_str!("../../sql/find_by_key.sql")),
                 list_jobs: ListStatements::for_schema(s),
+                bulk: bulk::BulkStatements::for_schema(s),
                 throughput: s.statement(include_str!("../../sql/throughput.sql")),
                 get_payload: s.statement(include_str!("../../sql/get_payload.sql")),
                 count_jobs: s.statement(include_str!("../../sql/count_jobs.sql")),

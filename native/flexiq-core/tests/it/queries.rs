@@ -426,7 +426,50 @@ fn statements() -> Vec<Explained> {
         ("completed", "(4000, ARRAY['completed'], 'q1', 't1', 51)"),
         ("dead", "(4000, ARRAY['dead'], 'q1', 't1', 51)"),
     ];
+    // Bulk actions' statements: (after, state, queue, task, limit, created from, created before
+    // [, key, preview]).
+    let bulk: [(&str, &str, &'static str, &'static str); 5] = [
+        (
+            "bulk_count",
+            include_str!("../../sql/bulk_count.sql"),
+            "(bigint, text, text, text, bigint, bigint, bigint)",
+            "(9223372036854775807, 'dead', 'q1', 't1', NULL, NULL, NULL)",
+        ),
+        (
+            "bulk_count",
+            include_str!("../../sql/bulk_count.sql"),
+            "(bigint, text, text, text, bigint, bigint, bigint)",
+            "(9223372036854775807, 'available', 'q1', 't1', NULL, 0, 1800000000000000)",
+        ),
+        (
+            "bulk_cancel",
+            include_str!("../../sql/bulk_cancel.sql"),
+            "(bigint, text, text, text, bigint, bigint, bigint)",
+            "(9223372036854775807, 'available', 'q1', 't1', 1000, NULL, NULL)",
+        ),
+        (
+            "bulk_purge",
+            include_str!("../../sql/bulk_purge.sql"),
+            "(bigint, text, text, text, bigint, bigint, bigint)",
+            "(4000, 'completed', 'q1', 't1', 1000, 0, NULL)",
+        ),
+        (
+            "bulk_redrive",
+            include_str!("../../sql/bulk_redrive.sql"),
+            "(bigint, text, text, text, bigint, bigint, bigint, text, text)",
+            "(9223372036854775807, 'dead', 'q1', 't1', 50, NULL, NULL, 'k', 'bulk:k')",
+        ),
+    ];
     for (filter, by) in filters {
+        for (name, template, types, args) in bulk {
+            out.push(Explained {
+                name: format!("{name} by {by}, {args}"),
+                sql: flexiq_core::operations::bulk::with_bulk_batch(template)
+                    .replace("{filters}", filter),
+                types,
+                args,
+            });
+        }
         for (state, args) in states {
             out.push(Explained {
                 name: format!("list_jobs by {by}, {state}"),
@@ -515,7 +558,7 @@ async fn no_plan_scans_the_jobs(table: Table) {
             }
         }
     }
-    assert_eq!(explained, 2 * (4 + 4 * 5));
+    assert_eq!(explained, 2 * (4 + 4 * 5 + 4 * 5));
     assert!(
         scanning.is_empty(),
         "{table:?}: plans that read the jobs table whole:\n{}",

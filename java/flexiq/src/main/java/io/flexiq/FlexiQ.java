@@ -237,6 +237,9 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     /** How far back {@link #countJobs()} counts completed and cancelled jobs: one hour. */
     public static final Duration FINISHED_COUNT_WINDOW = Duration.ofHours(1);
 
+    /** The jobs one batch of {@link #cancelAll} or {@link #purgeAll} takes. */
+    public static final int BULK_BATCH = 1000;
+
     /**
      * How many jobs each queue holds in each state; pairs with no jobs are left out. Counts every
      * pending ({@code AVAILABLE}, {@code SCHEDULED}, {@code RETRYABLE}), {@code RUNNING} and
@@ -421,6 +424,64 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     public List<PausedQueue> pausedQueues() {
         requireOpen();
         return operations.pausedQueues();
+    }
+
+    /**
+     * How many jobs {@code filter} selects now: what a bulk action with it would take, to show
+     * before it is confirmed.
+     *
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public long countMatching(JobFilter filter) {
+        requireOpen();
+        return operations.countMatching(filter);
+    }
+
+    /**
+     * Cancels every pending job {@code filter} selects (its state must be available, scheduled
+     * or retryable), as {@link #cancel} cancels one, releasing their keys. Bulk actions run in
+     * batches of {@value #BULK_BATCH} jobs, newest first, each batch one statement and one short
+     * transaction, so that enqueues and workers go on meanwhile; each job is checked again under
+     * its row lock, so one a worker claimed meanwhile is left. Running it again changes nothing it
+     * did. Listeners get no event per job; the client logs each bulk action and its result.
+     *
+     * @throws IllegalArgumentException if the filter's state is not a pending one
+     * @throws StorageException if PostgreSQL refuses or cannot be reached (the batches before it
+     *     stay done: run it again to finish)
+     */
+    public BulkResult cancelAll(JobFilter filter) {
+        requireOpen();
+        return operations.bulk(1, filter, null);
+    }
+
+    /**
+     * Deletes every job {@code filter} selects, as {@link #purge} deletes one (their keys,
+     * checkpoints and redrive keys go with them), in batches as {@link #cancelAll} runs them. A
+     * job that started running meanwhile is left.
+     *
+     * @throws StorageException if PostgreSQL refuses or cannot be reached (the batches before it
+     *     stay done: run it again to finish)
+     */
+    public BulkResult purgeAll(JobFilter filter) {
+        requireOpen();
+        return operations.bulk(2, filter, null);
+    }
+
+    /**
+     * Redrives every dead job {@code filter} selects, as {@link #redrive} redrives one, in
+     * batches of 50 (each redrive is a subtransaction). Each job redrives under a key of its own
+     * made from {@code redriveKey} and its id, so repeating the call with the same key (a double
+     * submit, a retry after a failure midway) redrives no job twice; a job whose key another
+     * active job holds is left dead. {@link BulkResult#changed()} counts the jobs redriven.
+     *
+     * @throws IllegalArgumentException if the filter's state is not {@link JobState#DEAD}
+     * @throws StorageException if PostgreSQL refuses or cannot be reached (the batches before it
+     *     stay done: run it again with the same key to finish)
+     */
+    public BulkResult redriveAll(JobFilter filter, String redriveKey) {
+        requireOpen();
+        Limits.key("redriveKey", redriveKey);
+        return operations.bulk(3, filter, redriveKey);
     }
 
     /**

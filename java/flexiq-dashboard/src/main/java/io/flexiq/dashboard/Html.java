@@ -26,7 +26,7 @@ final class Html {
             ".notice{background:#e6f4ea;border:1px solid #9c9;padding:8px;margin-bottom:12px}",
             ".problem{background:#fdecea;border:1px solid #d99;padding:8px;margin-bottom:12px}",
             ".actions{display:flex;gap:16px;margin:12px 0}.actions form{display:flex;gap:4px}",
-            "button{cursor:pointer}.dead{color:#a11}.muted{color:#778}svg polyline{fill:none;stroke:#3a6fd8;stroke-width:1.5}",
+            "button{cursor:pointer}.dead{color:#a11}.muted{color:#778}svg.spark polyline{fill:none;stroke:#3a6fd8;stroke-width:1.5}.completed{color:#2e7d32}",
             "nav.pages{margin-top:12px}.filters{display:flex;gap:4px;margin-bottom:12px}",
             "td form{display:inline-block;margin-right:4px}h2{font-size:16px;margin:16px 0 8px}");
     /** Headers for every response, errors included. */
@@ -97,6 +97,7 @@ final class Html {
                     .append(state == JobState.DEAD ? "Dead letters" : capitalized(state)).append("</a>");
         }
         out.append("<a href=\"").append(esc(request.link("/workers"))).append("\">Workers</a>");
+        out.append("<a href=\"").append(esc(request.link("/charts"))).append("\">Charts</a>");
         // The key goes in a POST body, never in a URL that logs and history would keep.
         out.append("<form method=\"post\" action=\"").append(esc(request.link("/search"))).append("\">")
                 .append(hidden(request))
@@ -110,7 +111,10 @@ final class Html {
     }
 
     static String capitalized(JobState state) {
-        String name = state(state);
+        return capitalized(state(state));
+    }
+
+    static String capitalized(String name) {
         return Character.toUpperCase(name.charAt(0)) + name.substring(1);
     }
 

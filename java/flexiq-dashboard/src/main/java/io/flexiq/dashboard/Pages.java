@@ -56,10 +56,12 @@ final class Pages {
 
     private final FlexiQ flexiq;
     private final PayloadRedactor redactor;
+    private final BulkPages bulk;
 
     Pages(FlexiQ flexiq, PayloadRedactor redactor) {
         this.flexiq = Objects.requireNonNull(flexiq, "flexiq");
         this.redactor = Objects.requireNonNull(redactor, "redactor");
+        this.bulk = new BulkPages(flexiq);
     }
 
     /** The page or action's answer; a failure of FlexiQ becomes an error page, logged. */
@@ -95,6 +97,9 @@ final class Pages {
         if (path.equals("/search")) {
             return request.isPost() ? search(request) : notAllowed();
         }
+        if (path.equals("/bulk")) {
+            return request.isPost() ? bulk.run(request) : bulk.review(request);
+        }
         if (request.isPost()) {
             return notAllowed();
         }
@@ -106,6 +111,9 @@ final class Pages {
         }
         if (path.equals("/workers")) {
             return workers(request);
+        }
+        if (path.equals("/charts")) {
+            return charts(request);
         }
         Matcher job = JOB.matcher(path);
         if (job.matches()) {
@@ -160,6 +168,37 @@ final class Pages {
             body.append("<p class=\"muted\">No jobs yet.</p>");
         }
         return PageResponse.html(200, Html.page(request, "Queues", banner(request), body.toString()));
+    }
+
+    /**
+     * Jobs completed and dead-lettered per minute, a chart per queue, over the last hour or day
+     * ({@code window=hour|day}).
+     */
+    private PageResponse charts(PageRequest request) {
+        boolean day = "day".equals(request.param("window"));
+        Duration window = day ? Duration.ofDays(1) : Duration.ofHours(1);
+        int minutes = (int) window.toMinutes();
+        Instant thisMinute = Instant.now().truncatedTo(ChronoUnit.MINUTES);
+        Map<String, long[][]> byQueue = new TreeMap<>();
+        for (Throughput minute : flexiq.throughput(window)) {
+            long ago = Duration.between(minute.minute(), thisMinute).toMinutes();
+            int slot = (int) Math.max(0, Math.min(minutes - 1, minutes - 1 - ago));
+            long[][] series = byQueue.computeIfAbsent(minute.queue(), q -> new long[2][minutes]);
+            series[0][slot] += minute.completed();
+            series[1][slot] += minute.dead();
+        }
+        StringBuilder body = new StringBuilder("<nav class=\"pages\">");
+        body.append(day ? "<a href=\"" + esc(request.link("/charts?window=hour")) + "\">Last hour</a> · <b>Last day</b>"
+                : "<b>Last hour</b> · <a href=\"" + esc(request.link("/charts?window=day")) + "\">Last day</a>");
+        body.append("</nav>");
+        if (byQueue.isEmpty()) {
+            body.append("<p class=\"muted\">No job finished in this window.</p>");
+        }
+        Instant first = thisMinute.minus(Duration.ofMinutes(minutes - 1));
+        byQueue.forEach((queue, series) -> body.append("<h2>").append(esc(queue)).append("</h2>")
+                .append(Chart.svg(series[0], series[1], first, thisMinute,
+                        "Jobs of " + queue + " per minute, last " + (day ? "day" : "hour"))));
+        return PageResponse.html(200, Html.page(request, "Finished per minute", "", body.toString()));
     }
 
     /**
@@ -293,7 +332,11 @@ final class Pages {
         page.nextCursor().ifPresent(next -> body.append("<a href=\"")
                 .append(esc(request.link(listLink(state, queue, task, next)))).append("\">Next page</a>"));
         body.append("</nav>");
-        return PageResponse.html(200, Html.page(request, title, banner(request), body.toString()));
+        if (state != null) {
+            body.append(BulkPages.form(request, state, queue, task));
+        }
+        return PageResponse.html(200, Html.page(request, title, banner(request) + BulkPages.banner(request),
+                body.toString()));
     }
 
     /**
@@ -454,7 +497,7 @@ final class Pages {
     }
 
     /** The state a list asks for, or null for every state (or a name that is none). */
-    private static JobState state(String name) {
+    static JobState state(String name) {
         if (name == null) {
             return null;
         }
@@ -466,7 +509,7 @@ final class Pages {
         return null;
     }
 
-    private static String given(String value) {
+    static String given(String value) {
         return value == null || value.isBlank() ? null : value.trim();
     }
 

@@ -147,6 +147,79 @@ class DashboardBrowserTest {
                 "a stopped worker is gone");
     }
 
+    @Test
+    void chartsEachQueuesCompletedAndDeadJobsPerMinuteOverAnHourOrADay() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            flexiq.enqueue(SHIP, "fine " + i, EnqueueOptions.builder().queue("browser-charts").build());
+        }
+        flexiq.enqueue(SHIP, "refused", EnqueueOptions.builder().queue("browser-charts").maxAttempts(1).build());
+        Worker worker = flexiq.worker().queues("browser-charts").pollInterval(Duration.ofMillis(50))
+                .handle(SHIP, (parcel, job) -> {
+                    if (parcel.equals("refused")) {
+                        throw new IllegalStateException("refused");
+                    }
+                }).build().start();
+        try {
+            await(() -> flexiq.throughput(Duration.ofHours(1)).stream().filter(t -> t.queue().equals("browser-charts"))
+                    .mapToLong(t -> t.completed() + t.dead()).sum() == 5);
+        } finally {
+            worker.close();
+        }
+        browser.get(dashboard.uri().toString());
+        browser.findElement(By.linkText("Charts")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10))
+                .until(page -> page.getTitle().equals("Finished per minute · FlexiQ"));
+        WebElement chart = browser.findElement(By.xpath("//h2[text()='browser-charts']/following-sibling::*[1]"));
+        assertEquals("svg", chart.getTagName());
+        assertEquals("Jobs of browser-charts per minute, last hour: 4 completed, 1 dead", chart.getAttribute("aria-label"));
+        assertEquals(2, chart.findElements(By.tagName("polyline")).size(), "completed and dead");
+
+        browser.findElement(By.linkText("Last day")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getCurrentUrl().endsWith("window=day"));
+        chart = browser.findElement(By.xpath("//h2[text()='browser-charts']/following-sibling::*[1]"));
+        assertEquals("Jobs of browser-charts per minute, last day: 4 completed, 1 dead", chart.getAttribute("aria-label"));
+        String points = chart.findElement(By.tagName("polyline")).getAttribute("points");
+        assertEquals(24 * 60, points.split(" ").length, "a point per minute of the day");
+    }
+
+    @Test
+    void redrivesEveryDeadJobOfAQueueAfterReviewingTheCountAndASecondSubmitChangesNothing() throws Exception {
+        Worker worker = flexiq.worker().queues("browser-bulk").pollInterval(Duration.ofMillis(50))
+                .handle(SHIP, (parcel, job) -> {
+                    throw new IllegalStateException("the depot is closed");
+                }).build().start();
+        List<String> ids = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 30; i++) {
+                ids.add(flexiq.enqueue(SHIP, "parcel " + i, EnqueueOptions.builder().queue("browser-bulk")
+                        .maxAttempts(1).build()));
+            }
+            await(() -> ids.stream().allMatch(id -> flexiq.getJob(id).orElseThrow().state() == JobState.DEAD));
+        } finally {
+            worker.close();
+        }
+        browser.get(dashboard.uri().resolve("/jobs?state=dead&queue=browser-bulk").toString());
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.name("action"))).selectByValue("redrive");
+        browser.findElement(By.xpath("//button[text()='Review']")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getTitle().equals("Bulk redrive · FlexiQ"));
+        assertTrue(browser.getPageSource().contains("<strong>30 jobs</strong>"), browser.getPageSource());
+        String review = browser.getCurrentUrl();
+        browser.findElement(By.xpath("//button[text()='Redrive 30 jobs']")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(30)).until(page -> page.getPageSource().contains("Bulk action done"));
+        assertTrue(browser.getPageSource().contains("30 of 30 selected jobs changed"), browser.getPageSource());
+        for (String id : ids) {
+            assertEquals(JobState.AVAILABLE, flexiq.getJob(id).orElseThrow().state());
+        }
+        // The same review page's form again (the same redrive key), the jobs dead once more.
+        flexiq.purgeAll(io.flexiq.JobFilter.builder(JobState.AVAILABLE).queue("browser-bulk").build());
+        assertEquals(0, flexiq.countMatching(io.flexiq.JobFilter.builder(JobState.DEAD).queue("browser-bulk").build()));
+        browser.navigate().back();
+        new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getCurrentUrl().equals(review));
+        browser.findElement(By.xpath("//button[text()='Redrive 30 jobs']")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(30)).until(page -> page.getPageSource().contains("Bulk action done"));
+        assertTrue(browser.getPageSource().contains("0 of 0 selected jobs changed"), browser.getPageSource());
+    }
+
     /** The queues page's row of a queue. */
     private static WebElement queueRow(WebDriver browser, String queue) {
         return browser.findElement(By.xpath("//tbody/tr[td[1][text()='" + queue + "']]"));

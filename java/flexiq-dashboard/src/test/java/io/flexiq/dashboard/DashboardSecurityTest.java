@@ -142,6 +142,27 @@ class DashboardSecurityTest {
         assertEquals(400, send(post("/queues/pause", mine.cookie, "csrf=" + mine.token)).statusCode(), "no queue");
     }
 
+    @Test
+    void aBulkActionTakesAPostWithTheSessionsTokenAndItsReviewChangesNothing() throws Exception {
+        String id = flexiq.enqueue(NOTE, "hello", EnqueueOptions.builder().queue("bulk-probe").build());
+        Session mine = session();
+        String form = "action=cancel&state=available&queue=bulk-probe";
+        assertEquals(403, send(post("/bulk", mine.cookie, form)).statusCode(), "no token");
+        HttpResponse<String> review = send(get("/bulk?" + form + "&csrf=" + mine.token)
+                .header("Cookie", mine.cookie).header("Authorization", basic("ops", "s3cret")));
+        assertEquals(200, review.statusCode());
+        assertTrue(review.body().contains("<strong>1 job</strong>"), review.body());
+        assertEquals(JobState.AVAILABLE, flexiq.getJob(id).orElseThrow().state(), "a review changes nothing");
+        assertEquals(400, send(post("/bulk", mine.cookie, "action=redrive&state=available&csrf=" + mine.token))
+                .statusCode(), "an action that does not fit the state");
+
+        HttpResponse<String> done = send(post("/bulk", mine.cookie, form + "&csrf=" + mine.token));
+        assertEquals(303, done.statusCode());
+        assertEquals(Optional.of("/jobs?state=available&queue=bulk-probe&notice=bulk&changed=1&selected=1"),
+                done.headers().firstValue("Location"));
+        assertEquals(JobState.CANCELLED, flexiq.getJob(id).orElseThrow().state());
+    }
+
     /** A browser session: its cookie and the token its forms carry. */
     private record Session(String cookie, String token) {}
 

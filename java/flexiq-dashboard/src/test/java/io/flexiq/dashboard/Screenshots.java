@@ -36,14 +36,22 @@ final class Screenshots {
                 Dashboard dashboard = Dashboard.builder(flexiq).port(0)
                         .authenticator(DashboardAuthenticator.permitAllOnLoopback()).start()) {
             String dead = sampleJobs(flexiq);
+            // The reports queue paused, its worker running: the queues page shows the pause, the
+            // workers page the worker, and the due reports wait.
+            flexiq.pauseQueue("reports");
+            Worker reports = flexiq.worker().queues("reports").concurrency(4)
+                    .handle(REPORT, (report, job) -> { }).build().start();
             ChromeDriver browser = Browser.start();
             try {
                 shoot(browser, dashboard, "/", out.resolve("queues.png"));
                 shoot(browser, dashboard, "/jobs?state=dead", out.resolve("dead-letters.png"));
                 shoot(browser, dashboard, "/jobs/" + dead, out.resolve("job.png"));
                 shoot(browser, dashboard, "/jobs?state=available", out.resolve("jobs.png"));
+                shoot(browser, dashboard, "/charts", out.resolve("charts.png"));
+                shoot(browser, dashboard, "/workers", out.resolve("workers.png"));
             } finally {
                 browser.quit();
+                reports.close();
             }
         }
     }

@@ -2,7 +2,9 @@ package io.flexiq.internal;
 
 import io.flexiq.EnqueueOptions;
 import io.flexiq.EnqueueOutcome;
+import io.flexiq.BulkResult;
 import io.flexiq.JobCount;
+import io.flexiq.JobFilter;
 import io.flexiq.PausedQueue;
 import io.flexiq.RegisteredWorker;
 import io.flexiq.JobState;
@@ -366,7 +368,8 @@ public final class NativeBridge {
      */
     public record EnqueueRow(long jobId, boolean created, String conflict, String decision) {}
 
-    static long micros(Instant at) {
+    /** Microseconds since the Unix epoch, as the core takes times. */
+    public static long micros(Instant at) {
         return Math.addExact(Math.multiplyExact(at.getEpochSecond(), 1_000_000L), at.getNano() / 1_000);
     }
 
@@ -531,6 +534,26 @@ public final class NativeBridge {
     public static boolean removeRateLimit(long client, boolean ofQueue, String name) {
         ensureLoaded();
         return reader(nativeRemoveRateLimit(client, new Wire.Writer(64).bool(ofQueue).string(name).toBytes())).bool();
+    }
+
+    /** How many jobs the filter selects now. */
+    public static long countMatching(long client, JobFilter filter) {
+        ensureLoaded();
+        return reader(nativeCountMatching(client, filter(new Wire.Writer(128), filter).toBytes())).i64();
+    }
+
+    /** Runs bulk action {@code action} (1 cancel, 2 purge, 3 redrive under {@code redriveKey}). */
+    public static BulkResult bulk(long client, int action, JobFilter filter, String redriveKey) {
+        ensureLoaded();
+        Wire.Writer w = filter(new Wire.Writer(128).i32(action), filter).string(redriveKey);
+        Wire.Reader r = reader(nativeBulk(client, w.toBytes()));
+        return new BulkResult(r.i64(), r.i64(), r.i64());
+    }
+
+    private static Wire.Writer filter(Wire.Writer w, JobFilter f) {
+        return w.i32(Codes.JOB_STATE.codeOf(f.state())).string(f.queue().orElse(null)).string(f.task().orElse(null))
+                .optI64(f.createdFrom().isPresent(), f.createdFrom().map(NativeBridge::micros).orElse(0L))
+                .optI64(f.createdBefore().isPresent(), f.createdBefore().map(NativeBridge::micros).orElse(0L));
     }
 
     /** Pauses a queue; false if it was paused already. */
@@ -976,6 +999,10 @@ public final class NativeBridge {
     private static native byte[] nativePausedQueues(long client, byte[] request);
 
     private static native byte[] nativeListWorkers(long client, byte[] request);
+
+    private static native byte[] nativeCountMatching(long client, byte[] request);
+
+    private static native byte[] nativeBulk(long client, byte[] request);
 
     private static native byte[] nativeHeartbeat(long client, byte[] request);
 

@@ -8,6 +8,8 @@ import io.flexiq.JobPage;
 import io.flexiq.JobQuery;
 import io.flexiq.Maintenance;
 import io.flexiq.MaintenanceReport;
+import io.flexiq.BulkResult;
+import io.flexiq.JobFilter;
 import io.flexiq.PausedQueue;
 import io.flexiq.RateLimit;
 import io.flexiq.RegisteredWorker;
@@ -162,6 +164,19 @@ public final class Operations {
 
     public List<PausedQueue> pausedQueues() {
         return NativeBridge.pausedQueues(handle);
+    }
+
+    public long countMatching(JobFilter filter) {
+        return NativeBridge.countMatching(handle, Objects.requireNonNull(filter, "filter"));
+    }
+
+    public BulkResult bulk(int action, JobFilter filter, String redriveKey) {
+        Objects.requireNonNull(filter, "filter");
+        BulkResult result = NativeBridge.bulk(handle, action, filter, redriveKey);
+        LOG.info("bulk {} of {}: {} jobs selected, {} changed, in {} statements",
+                action == 1 ? "cancel" : action == 2 ? "purge" : "redrive", filter, result.selected(), result.changed(),
+                result.batches());
+        return result;
     }
 
     public List<RegisteredWorker> workers() {

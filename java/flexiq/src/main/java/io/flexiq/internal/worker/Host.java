@@ -2,7 +2,6 @@ package io.flexiq.internal.worker;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.time.Instant;
 
 /** This machine, as a worker's registration names it. */
 final class Host {
@@ -26,10 +25,5 @@ final class Host {
         } catch (UnknownHostException e) {
             return "unknown";
         }
-    }
-
-    /** Microseconds since the Unix epoch. */
-    static long micros(Instant at) {
-        return Math.addExact(Math.multiplyExact(at.getEpochSecond(), 1_000_000L), at.getNano() / 1_000L);
     }
 }

@@ -2,6 +2,7 @@ package io.flexiq.internal.worker;
 
 import io.flexiq.PayloadSerializer;
 import io.flexiq.Worker;
+import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.enqueue.StoredPayloads;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
@@ -81,7 +82,7 @@ public final class WorkerEngine {
                 listeners, outage);
         this.heartbeat = new Heartbeat(store, new Registration(UUID.randomUUID().toString(), name, Host.NAME,
                 ProcessHandle.current().pid(), s.queues().toArray(new String[0]), tasks, s.concurrency(),
-                s.lease().toMillis(), Host.micros(Instant.now())), threads(name + "-heartbeat"), outage);
+                s.lease().toMillis(), NativeBridge.micros(Instant.now())), threads(name + "-heartbeat"), outage);
         this.claimerThread = threads(name + "-claimer").newThread(claimer);
         this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
     }
