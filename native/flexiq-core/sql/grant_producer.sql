@@ -12,6 +12,9 @@ BEGIN
     EXECUTE format('GRANT USAGE ON SEQUENCE {schema}.jobs_id_seq TO %I', v_role);
     -- enqueue_keyed releases keys whose retention has closed before taking them over.
     EXECUTE format('GRANT UPDATE (key_held) ON {schema}.jobs TO %I', v_role);
+    -- A process declaring schedules renews their rows before each tick.
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE (cron, zone, task, queue, payload, options, seen_at)
+                    ON {schema}.schedules TO %I', v_role);
     -- Named, so that enqueueing works where EXECUTE was revoked from PUBLIC.
     EXECUTE format('GRANT EXECUTE ON FUNCTION {schema}.enqueue, {schema}.require,
                     {schema}.enqueue_keyed, {schema}.enqueue_flow, {schema}.place_jobs,

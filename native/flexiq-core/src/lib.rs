@@ -36,6 +36,7 @@ pub use operations::jobs::{JobCount, JobInfo, Redrive};
 pub use operations::queries::{JobPage, JobQuery, StoredPayload, Throughput};
 pub use operations::queues::PausedQueue;
 pub use operations::rate_limits::RateTarget;
+pub use operations::schedules::{DeclaredSchedule, ScheduleDeclaration};
 pub use operations::workers::RegisteredWorker;
 pub use producer::{
     EnqueueRow, Enqueued, NonReplaceable, Outcome, PendingEnqueue, PreparedEnqueue,

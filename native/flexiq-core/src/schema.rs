@@ -79,6 +79,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "worker registrations, each with its last heartbeat",
         sql: include_str!("../migrations/0012_workers.sql"),
     },
+    Migration {
+        version: 13,
+        description: "schedules as their processes declare them, paused or not",
+        sql: include_str!("../migrations/0013_schedules.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,

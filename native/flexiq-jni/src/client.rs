@@ -7,7 +7,7 @@ use flexiq_core::request::fields::{self, Draft, Wire};
 use flexiq_core::server::PasswordSource;
 use flexiq_core::{
     BulkAction, Client, ClientConfig, EnqueueRow, Enqueued, JobFilter, JobInfo, JobQuery,
-    JobRequest, Param, PendingEnqueue, PreparedEnqueue, RateTarget,
+    JobRequest, Param, PendingEnqueue, PreparedEnqueue, RateTarget, ScheduleDeclaration,
 };
 use flexiq_jni_shell::errors::{BridgeError, BridgeResult};
 use flexiq_jni_shell::upcall;
@@ -534,6 +534,83 @@ pub(crate) fn bulk(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> Bridg
     w.i64(count(outcome.selected));
     w.i64(count(outcome.changed));
     w.i64(count(outcome.batches));
+    Ok(())
+}
+
+/// `nativeDeclareSchedule(client, text name, text cron, text zone, text task, text queue,
+/// bytes-or-null payload, text-or-null options)` → bool paused.
+pub(crate) fn declare_schedule(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let mut declaration = ScheduleDeclaration {
+        name: r.string("name")?,
+        cron: r.string("cron")?,
+        zone: r.string("zone")?,
+        task: r.string("task")?,
+        queue: r.string("queue")?,
+        trigger: None,
+    };
+    let payload = r.opt_bytes("payload")?.map(<[u8]>::to_vec);
+    let options = r.opt_string("options")?;
+    declaration.trigger = payload.zip(options);
+    w.bool(block_on(
+        client.operations().declare_schedule(&declaration),
+    )??);
+    Ok(())
+}
+
+/// `nativeListSchedules(client, ∅)` → list of (text name, text cron, text zone, text task, text
+/// queue, bool triggerable, i64 seenAt µs, optional i64 pausedAt µs).
+pub(crate) fn list_schedules(
+    client: &Client,
+    _: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let schedules = block_on(client.operations().schedules())??;
+    w.count(schedules.len())?;
+    for s in &schedules {
+        for text in [&s.name, &s.cron, &s.zone, &s.task, &s.queue] {
+            w.string(text)?;
+        }
+        w.bool(s.triggerable);
+        w.i64(s.seen_at_us);
+        w.opt_i64(s.paused_at_us);
+    }
+    Ok(())
+}
+
+/// `nativePauseSchedule(client, text name, bool paused)` → bool changed.
+pub(crate) fn pause_schedule(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let name = r.string("name")?;
+    let paused = r.bool("paused")?;
+    w.bool(block_on(
+        client.operations().pause_schedule(&name, paused),
+    )??);
+    Ok(())
+}
+
+/// `nativeTriggerSchedule(client, text name, text tickKey, i64 retentionMillis)` → bool found,
+/// then i64 job id and text outcome.
+pub(crate) fn trigger_schedule(
+    client: &Client,
+    r: &mut Reader<'_>,
+    w: &mut Writer,
+) -> BridgeResult<()> {
+    let name = r.string("name")?;
+    let key = r.string("tickKey")?;
+    let retention = r.i64("retention")?;
+    let job = block_on(client.operations().trigger_schedule(&name, &key, retention))??;
+    w.bool(job.is_some());
+    if let Some((id, outcome)) = job {
+        w.i64(id);
+        w.string(&outcome)?;
+    }
     Ok(())
 }
 

@@ -1,8 +1,8 @@
 //! The client's operations role: what operators and applications ask of jobs beyond running
 //! them. Reading jobs and moving them out of the active states (`jobs`), the same for every
 //! job a filter selects (`bulk`), queries by key, state and time (`queries`), paused queues
-//! (`queues`), registered workers (`workers`), rate limits (`rate_limits`) and grants to other
-//! roles (`grants`).
+//! (`queues`), registered workers (`workers`), declared schedules (`schedules`), rate limits
+//! (`rate_limits`) and grants to other roles (`grants`).
 
 pub mod bulk;
 pub mod grants;
@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod queries;
 pub mod queues;
 pub mod rate_limits;
+pub mod schedules;
 pub mod workers;
 
 use std::sync::Arc;
@@ -45,6 +46,10 @@ struct Statements {
     resume_queue: String,
     paused_queues: String,
     list_workers: String,
+    declare_schedule: String,
+    list_schedules: String,
+    pause_schedule: String,
+    trigger_schedule: String,
     set_grantee: String,
     grant_producer: String,
     grant_worker: String,
@@ -110,6 +115,10 @@ impl Operations {
                 resume_queue: s.statement(include_str!("../../sql/resume_queue.sql")),
                 paused_queues: s.statement(include_str!("../../sql/paused_queues.sql")),
                 list_workers: s.statement(include_str!("../../sql/list_workers.sql")),
+                declare_schedule: s.statement(include_str!("../../sql/declare_schedule.sql")),
+                list_schedules: s.statement(include_str!("../../sql/list_schedules.sql")),
+                pause_schedule: s.statement(include_str!("../../sql/pause_schedule.sql")),
+                trigger_schedule: s.statement(include_str!("../../sql/trigger_schedule.sql")),
                 set_grantee: s.statement(include_str!("../../sql/set_grantee.sql")),
                 grant_producer: s.statement(include_str!("../../sql/grant_producer.sql")),
                 grant_worker: s.statement(include_str!("../../sql/grant_worker.sql")),

@@ -133,6 +133,22 @@ async fn a_producer_enqueues_and_reads_jobs_and_changes_or_deletes_none() {
         .await
         .expect("read")
         .is_some());
+    // A producer's process declares its schedules and renews them before each tick.
+    let nightly = flexiq_core::ScheduleDeclaration {
+        name: "nightly".into(),
+        cron: "0 2 * * *".into(),
+        zone: "UTC".into(),
+        task: "t".into(),
+        queue: "default".into(),
+        trigger: Some((b"{}".to_vec(), "{}".into())),
+    };
+    for _ in 0..2 {
+        assert!(!producer
+            .operations()
+            .declare_schedule(&nightly)
+            .await
+            .expect("declare as a producer"));
+    }
     let (queues, tasks) = claim_tasks();
     refused(
         "claim",

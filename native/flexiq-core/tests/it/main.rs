@@ -5,6 +5,7 @@ mod bulk;
 mod common;
 mod counts;
 mod credentials;
+mod declared_schedules;
 mod definitions;
 mod enqueue;
 mod failover;

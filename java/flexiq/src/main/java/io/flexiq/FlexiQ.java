@@ -2,6 +2,7 @@ package io.flexiq;
 
 import io.flexiq.internal.Durations;
 import io.flexiq.internal.Limits;
+import io.flexiq.internal.schedule.Declarations;
 import io.flexiq.internal.NativeBridge;
 import io.flexiq.internal.client.Background;
 import io.flexiq.internal.client.Operations;
@@ -11,6 +12,7 @@ import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
 import java.sql.Connection;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,6 +57,8 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     private final Operations operations;
     /** The client's workers, schedules and part in maintenance, on threads of their own. */
     private final Background background;
+    /** The schema's schedules as their declaring processes describe them. */
+    private final Declarations declarations;
 
     private FlexiQ(long handle, String schema, PayloadSerializer serializer, StoredPayloads storedPayloads,
             Duration keyRetention, Maintenance maintenance) {
@@ -64,8 +68,9 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
         this.storedPayloads = storedPayloads;
         this.keyRetention = keyRetention;
         this.operations = new Operations(handle, storedPayloads, maintenance, listeners);
-        this.background = new Background(this, handle, schema, serializer, maintenance, listeners, outage,
-                closed::get);
+        this.declarations = new Declarations(handle);
+        this.background = new Background(this, handle, schema, serializer, declarations, storedPayloads.encodes(),
+                maintenance, listeners, outage, closed::get);
     }
 
     /**
@@ -424,6 +429,65 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     public List<PausedQueue> pausedQueues() {
         requireOpen();
         return operations.pausedQueues();
+    }
+
+    /**
+     * Every schedule declared on this schema by any process, with its last and next tick and the
+     * job of its last tick. A declaring process writes its schedule's declaration as it declares
+     * it and renews it before every tick; a schedule no process declares any more stays listed
+     * (its last declaration says when).
+     *
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public List<DeclaredSchedule> schedules() {
+        requireOpen();
+        return declarations.list();
+    }
+
+    /**
+     * Pauses a schedule in every process that declares it: their ticks are not enqueued (each
+     * process reads the pause before each tick) until it is {@link #resumeSchedule resumed}.
+     *
+     * @return whether it ran until now (false: paused already, or no such schedule)
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public boolean pauseSchedule(String name) {
+        requireOpen();
+        return declarations.pause(Limits.name("schedule name", name), true);
+    }
+
+    /**
+     * Resumes a paused schedule: its next tick is enqueued (ticks passed while it was paused are
+     * not made up).
+     *
+     * @return whether it was paused
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public boolean resumeSchedule(String name) {
+        requireOpen();
+        return declarations.pause(Limits.name("schedule name", name), false);
+    }
+
+    /**
+     * Enqueues a schedule's job now, with the payload and options it was declared with, under
+     * the key a tick at {@code at} would have: triggering again with the same {@code at} (a
+     * double submit) returns the same job. Works whichever process declared the schedule.
+     *
+     * @return the job, accepted or replayed
+     * @throws IllegalArgumentException if no such schedule is declared, or it cannot be triggered
+     *     ({@link DeclaredSchedule#triggerable()})
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public EnqueueResult triggerSchedule(String name, Instant at) {
+        requireOpen();
+        Objects.requireNonNull(at, "at");
+        String[] job = declarations.trigger(Limits.name("schedule name", name), at);
+        if (job[1].equals("conflict")) {
+            throw new IllegalStateException("the key of schedule " + name + "'s tick at " + at + " is held by job "
+                    + job[0] + ", enqueued for another request: the schedule was declared differently since");
+        }
+        return new EnqueueResult(job[0], job[1].equals("accepted") ? EnqueueOutcome.ACCEPTED
+                : EnqueueOutcome.REPLAYED, null);
     }
 
     /**

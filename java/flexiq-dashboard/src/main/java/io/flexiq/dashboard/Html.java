@@ -97,6 +97,7 @@ final class Html {
                     .append(state == JobState.DEAD ? "Dead letters" : capitalized(state)).append("</a>");
         }
         out.append("<a href=\"").append(esc(request.link("/workers"))).append("\">Workers</a>");
+        out.append("<a href=\"").append(esc(request.link("/schedules"))).append("\">Schedules</a>");
         out.append("<a href=\"").append(esc(request.link("/charts"))).append("\">Charts</a>");
         // The key goes in a POST body, never in a URL that logs and history would keep.
         out.append("<form method=\"post\" action=\"").append(esc(request.link("/search"))).append("\">")

@@ -36,6 +36,7 @@ final class Pages {
     private static final Pattern JOB = Pattern.compile("/jobs/(\\d{1,19})");
     private static final Pattern ACTION = Pattern.compile("/jobs/(\\d{1,19})/(redrive|cancel|purge)");
     private static final Pattern QUEUE_ACTION = Pattern.compile("/queues/(pause|resume)");
+    private static final Pattern SCHEDULE_ACTION = Pattern.compile("/schedules/(pause|resume|trigger)");
     private static final Map<String, String> NOTICES = Map.ofEntries(
             Map.entry("paused", "Paused: no job of the queue starts until it is resumed; enqueues go on."),
             Map.entry("already_paused", "The queue was paused already: nothing changed."),
@@ -48,7 +49,9 @@ final class Pages {
             Map.entry("not_cancelled", "Not cancelled: only a pending job can be cancelled."),
             Map.entry("not_purged", "Not purged: a running job cannot be purged."),
             Map.entry("purged", "Purged: the job is deleted, and its key with it."),
-            Map.entry("found", "The job holding that key, or that held it last."));
+            Map.entry("found", "The job holding that key, or that held it last."),
+            Map.entry("triggered", "Triggered: the schedule's job is enqueued."),
+            Map.entry("trigger_replayed", "This trigger was submitted before: this is the job it enqueued."));
 
     private static final int PAGE_SIZE = 50;
     private static final Duration SPARKLINE_WINDOW = Duration.ofHours(1);
@@ -57,11 +60,13 @@ final class Pages {
     private final FlexiQ flexiq;
     private final PayloadRedactor redactor;
     private final BulkPages bulk;
+    private final SchedulePages schedules;
 
     Pages(FlexiQ flexiq, PayloadRedactor redactor) {
         this.flexiq = Objects.requireNonNull(flexiq, "flexiq");
         this.redactor = Objects.requireNonNull(redactor, "redactor");
         this.bulk = new BulkPages(flexiq);
+        this.schedules = new SchedulePages(flexiq);
     }
 
     /** The page or action's answer; a failure of FlexiQ becomes an error page, logged. */
@@ -97,6 +102,10 @@ final class Pages {
         if (path.equals("/search")) {
             return request.isPost() ? search(request) : notAllowed();
         }
+        Matcher scheduleAction = SCHEDULE_ACTION.matcher(path);
+        if (scheduleAction.matches()) {
+            return request.isPost() ? schedules.act(request, scheduleAction.group(1)) : notAllowed();
+        }
         if (path.equals("/bulk")) {
             return request.isPost() ? bulk.run(request) : bulk.review(request);
         }
@@ -111,6 +120,9 @@ final class Pages {
         }
         if (path.equals("/workers")) {
             return workers(request);
+        }
+        if (path.equals("/schedules")) {
+            return schedules.list(request);
         }
         if (path.equals("/charts")) {
             return charts(request);

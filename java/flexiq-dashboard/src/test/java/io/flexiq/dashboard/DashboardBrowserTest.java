@@ -183,41 +183,74 @@ class DashboardBrowserTest {
     }
 
     @Test
-    void redrivesEveryDeadJobOfAQueueAfterReviewingTheCountAndASecondSubmitChangesNothing() throws Exception {
-        Worker worker = flexiq.worker().queues("browser-bulk").pollInterval(Duration.ofMillis(50))
-                .handle(SHIP, (parcel, job) -> {
-                    throw new IllegalStateException("the depot is closed");
-                }).build().start();
+    void redrivesEveryDeadJobOfAQueueAfterReviewingTheCountAndItsKeyRedrivesEachJobOnce() throws Exception {
         List<String> ids = new java.util.ArrayList<>();
-        try {
-            for (int i = 0; i < 30; i++) {
-                ids.add(flexiq.enqueue(SHIP, "parcel " + i, EnqueueOptions.builder().queue("browser-bulk")
-                        .maxAttempts(1).build()));
-            }
-            await(() -> ids.stream().allMatch(id -> flexiq.getJob(id).orElseThrow().state() == JobState.DEAD));
-        } finally {
-            worker.close();
+        for (int i = 0; i < 30; i++) {
+            ids.add(flexiq.enqueue(SHIP, "parcel " + i, EnqueueOptions.builder().queue("browser-bulk")
+                    .maxAttempts(1).build()));
         }
+        failAll(ids);
         browser.get(dashboard.uri().resolve("/jobs?state=dead&queue=browser-bulk").toString());
         new org.openqa.selenium.support.ui.Select(browser.findElement(By.name("action"))).selectByValue("redrive");
         browser.findElement(By.xpath("//button[text()='Review']")).click();
         new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getTitle().equals("Bulk redrive · FlexiQ"));
         assertTrue(browser.getPageSource().contains("<strong>30 jobs</strong>"), browser.getPageSource());
-        String review = browser.getCurrentUrl();
+        String key = browser.findElement(By.name("redriveKey")).getAttribute("value");
         browser.findElement(By.xpath("//button[text()='Redrive 30 jobs']")).click();
         new WebDriverWait(browser, Duration.ofSeconds(30)).until(page -> page.getPageSource().contains("Bulk action done"));
         assertTrue(browser.getPageSource().contains("30 of 30 selected jobs changed"), browser.getPageSource());
         for (String id : ids) {
             assertEquals(JobState.AVAILABLE, flexiq.getJob(id).orElseThrow().state());
         }
-        // The same review page's form again (the same redrive key), the jobs dead once more.
-        flexiq.purgeAll(io.flexiq.JobFilter.builder(JobState.AVAILABLE).queue("browser-bulk").build());
-        assertEquals(0, flexiq.countMatching(io.flexiq.JobFilter.builder(JobState.DEAD).queue("browser-bulk").build()));
-        browser.navigate().back();
-        new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getCurrentUrl().equals(review));
-        browser.findElement(By.xpath("//button[text()='Redrive 30 jobs']")).click();
-        new WebDriverWait(browser, Duration.ofSeconds(30)).until(page -> page.getPageSource().contains("Bulk action done"));
-        assertTrue(browser.getPageSource().contains("0 of 0 selected jobs changed"), browser.getPageSource());
+        // Dead again: the review page's key, submitted again, redrives none of them.
+        failAll(ids);
+        io.flexiq.JobFilter dead = io.flexiq.JobFilter.builder(JobState.DEAD).queue("browser-bulk").build();
+        assertEquals(new io.flexiq.BulkResult(30, 0, 1), flexiq.redriveAll(dead, key));
+    }
+
+    /** Runs the jobs with a handler that fails them, until each is dead. */
+    private void failAll(List<String> ids) throws Exception {
+        Worker worker = flexiq.worker().queues("browser-bulk").pollInterval(Duration.ofMillis(50))
+                .handle(SHIP, (parcel, job) -> {
+                    throw new IllegalStateException("the depot is closed");
+                }).build().start();
+        try {
+            await(() -> ids.stream().allMatch(id -> flexiq.getJob(id).orElseThrow().state() == JobState.DEAD));
+        } finally {
+            worker.close();
+        }
+    }
+
+    @Test
+    void pausesResumesAndTriggersASchedule() throws Exception {
+        flexiq.schedule(io.flexiq.Schedule.builder("browser-yearly", "0 0 1 1 *", SHIP, "new year parcel")
+                .options(EnqueueOptions.builder().queue("browser-schedules").build()).build());
+        await(() -> flexiq.schedules().stream().anyMatch(s -> s.name().equals("browser-yearly")));
+        browser.get(dashboard.uri().toString());
+        browser.findElement(By.linkText("Schedules")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getTitle().equals("Schedules · FlexiQ"));
+        assertTrue(scheduleRow(browser).getText().contains("0 0 1 1 *"), scheduleRow(browser).getText());
+
+        scheduleRow(browser).findElement(By.xpath(".//button[text()='Pause']")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getPageSource().contains("Paused:"));
+        assertTrue(flexiq.schedules().stream().filter(s -> s.name().equals("browser-yearly")).findFirst()
+                .orElseThrow().pausedAt().isPresent());
+        scheduleRow(browser).findElement(By.xpath(".//button[text()='Resume']")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getPageSource().contains("Resumed:"));
+
+        String at = scheduleRow(browser).findElement(By.name("at")).getAttribute("value");
+        scheduleRow(browser).findElement(By.xpath(".//button[text()='Trigger now']")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10)).until(page -> page.getPageSource().contains("Triggered:"));
+        String job = browser.getTitle().replace("Job ", "").replace(" · FlexiQ", "");
+        assertEquals("browser-schedules", flexiq.getJob(job).orElseThrow().queue());
+        // The form's instant is the tick key's: the same form submitted again finds the same job.
+        io.flexiq.EnqueueResult again = flexiq.triggerSchedule("browser-yearly", java.time.Instant.parse(at));
+        assertEquals(job, again.jobId());
+        assertEquals(io.flexiq.EnqueueOutcome.REPLAYED, again.outcome());
+    }
+
+    private static WebElement scheduleRow(WebDriver browser) {
+        return browser.findElement(By.xpath("//tbody/tr[td[1][text()='browser-yearly']]"));
     }
 
     /** The queues page's row of a queue. */

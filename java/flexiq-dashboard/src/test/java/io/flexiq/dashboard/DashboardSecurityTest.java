@@ -163,6 +163,21 @@ class DashboardSecurityTest {
         assertEquals(JobState.CANCELLED, flexiq.getJob(id).orElseThrow().state());
     }
 
+    @Test
+    void scheduleActionsTakeAPostWithTheSessionsToken() throws Exception {
+        Session mine = session();
+        for (String action : new String[] {"pause", "resume", "trigger"}) {
+            assertEquals(403, send(post("/schedules/" + action, mine.cookie, "name=nightly")).statusCode(), action);
+            assertEquals(405, send(get("/schedules/" + action + "?name=nightly&csrf=" + mine.token)
+                    .header("Cookie", mine.cookie).header("Authorization", basic("ops", "s3cret"))).statusCode(), action);
+        }
+        assertEquals(Optional.of("/schedules?notice=schedule_unchanged"),
+                send(post("/schedules/pause", mine.cookie, "name=nightly&csrf=" + mine.token)).headers()
+                        .firstValue("Location"), "no such schedule: nothing changed");
+        assertEquals(400, send(post("/schedules/trigger", mine.cookie, "name=nightly&at=soon&csrf=" + mine.token))
+                .statusCode());
+    }
+
     /** A browser session: its cookie and the token its forms carry. */
     private record Session(String cookie, String token) {}
 

@@ -556,6 +556,46 @@ public final class NativeBridge {
                 .optI64(f.createdBefore().isPresent(), f.createdBefore().map(NativeBridge::micros).orElse(0L));
     }
 
+    /** A schedule's declaration as stored. */
+    public record Declared(String name, String cron, String zone, String task, String queue, boolean triggerable,
+            Instant seenAt, Instant pausedAt) {}
+
+    /** Declares a schedule or renews its declaration; whether it is paused. */
+    public static boolean declareSchedule(long client, String name, String cron, String zone, String task,
+            String queue, byte[] payload, String options) {
+        ensureLoaded();
+        Wire.Writer w = new Wire.Writer(256).string(name).string(cron).string(zone).string(task).string(queue)
+                .bytes(payload).string(options);
+        return reader(nativeDeclareSchedule(client, w.toBytes())).bool();
+    }
+
+    /** The declared schedules, by name. */
+    public static List<Declared> listSchedules(long client) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeListSchedules(client, null));
+        int n = r.i32();
+        List<Declared> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(new Declared(r.string(), r.string(), r.string(), r.string(), r.string(), r.bool(),
+                    instant(r.i64()), instant(r.optI64())));
+        }
+        return out;
+    }
+
+    /** Pauses or resumes a schedule; whether that changed it. */
+    public static boolean pauseSchedule(long client, String name, boolean paused) {
+        ensureLoaded();
+        return reader(nativePauseSchedule(client, new Wire.Writer(64).string(name).bool(paused).toBytes())).bool();
+    }
+
+    /** Triggers a schedule under a tick key; its job id and outcome, or null when it cannot be. */
+    public static String[] triggerSchedule(long client, String name, String tickKey, long retentionMillis) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeTriggerSchedule(client, new Wire.Writer(128).string(name).string(tickKey)
+                .i64(retentionMillis).toBytes()));
+        return r.bool() ? new String[] {Long.toString(r.i64()), r.string()} : null;
+    }
+
     /** Pauses a queue; false if it was paused already. */
     public static boolean pauseQueue(long client, String queue) {
         ensureLoaded();
@@ -1003,6 +1043,14 @@ public final class NativeBridge {
     private static native byte[] nativeCountMatching(long client, byte[] request);
 
     private static native byte[] nativeBulk(long client, byte[] request);
+
+    private static native byte[] nativeDeclareSchedule(long client, byte[] request);
+
+    private static native byte[] nativeListSchedules(long client, byte[] request);
+
+    private static native byte[] nativePauseSchedule(long client, byte[] request);
+
+    private static native byte[] nativeTriggerSchedule(long client, byte[] request);
 
     private static native byte[] nativeHeartbeat(long client, byte[] request);
 

@@ -10,6 +10,7 @@ import io.flexiq.Worker;
 import io.flexiq.internal.maintenance.Maintainer;
 import io.flexiq.internal.observability.Listeners;
 import io.flexiq.internal.observability.Trouble;
+import io.flexiq.internal.schedule.Declarations;
 import io.flexiq.internal.schedule.Scheduler;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,6 +30,10 @@ public final class Background {
     private final Maintenance maintenance;
     private final Listeners listeners;
     private final Trouble outage;
+    /** Where its schedules' declarations go. */
+    private final Declarations declarations;
+    /** Whether the client encodes payloads (see {@link Declarations}). */
+    private final boolean payloadsEncoded;
     /** Whether the client is marked closed: set before {@link #close()} runs. */
     private final BooleanSupplier closed;
     /** Workers built from the client and not yet closed; closing the client closes them first. */
@@ -44,8 +49,11 @@ public final class Background {
      * outage is {@code outage}; {@code closed} says whether the client is marked closed.
      */
     public Background(JobQueue client, long handle, String schema, PayloadSerializer serializer,
-            Maintenance maintenance, Listeners listeners, Trouble outage, BooleanSupplier closed) {
+            Declarations declarations, boolean payloadsEncoded, Maintenance maintenance, Listeners listeners, Trouble outage,
+            BooleanSupplier closed) {
         this.client = client;
+        this.declarations = declarations;
+        this.payloadsEncoded = payloadsEncoded;
         this.handle = handle;
         this.schema = schema;
         this.serializer = serializer;
@@ -65,7 +73,7 @@ public final class Background {
             // Under the lock that closeScheduler takes after the client is marked closed.
             requireOpen();
             if (scheduler == null) {
-                scheduler = new Scheduler(client, schema, serializer, outage);
+                scheduler = new Scheduler(client, schema, serializer, outage, declarations, payloadsEncoded);
             }
             s = scheduler;
         }

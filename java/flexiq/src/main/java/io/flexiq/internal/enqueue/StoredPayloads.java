@@ -28,7 +28,7 @@ public final class StoredPayloads {
     }
 
     /** Whether payloads are encoded before they are stored. */
-    boolean encodes() {
+    public boolean encodes() {
         return codec != null;
     }
 

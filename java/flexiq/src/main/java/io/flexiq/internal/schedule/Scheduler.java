@@ -52,6 +52,9 @@ public final class Scheduler {
     private final String schema;
     private final PayloadSerializer serializer;
     private final Trouble outage;
+    private final Declarations declarations;
+    /** Whether the client encodes payloads: their serialized form then stays out of declarations. */
+    private final boolean payloadsEncoded;
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     private Thread thread;
     private boolean closed;
@@ -60,11 +63,14 @@ public final class Scheduler {
      * The scheduler of the client {@code queue} of {@code schema}, whose payloads
      * {@code serializer} serializes and whose outage is {@code outage}.
      */
-    public Scheduler(JobQueue queue, String schema, PayloadSerializer serializer, Trouble outage) {
+    public Scheduler(JobQueue queue, String schema, PayloadSerializer serializer, Trouble outage,
+            Declarations declarations, boolean payloadsEncoded) {
         this.queue = queue;
         this.schema = schema;
         this.serializer = serializer;
         this.outage = outage;
+        this.declarations = declarations;
+        this.payloadsEncoded = payloadsEncoded;
     }
 
     /** A schedule's zone as the core reads it: an IANA name, with {@code UTC} for the zero offset. */
@@ -82,12 +88,12 @@ public final class Scheduler {
                     + " give each schedule its own name, or close the first one's handle before declaring it again");
         }
         // Refuses a payload that does not serialize now rather than at every tick.
-        serializer.serialize(schedule.payload());
+        byte[] serialized = serializer.serialize(schedule.payload());
         Instant now = Instant.now();
         NativeBridge.CronTicks ticks = NativeBridge.cronTicks(schedule.cron(), zoneName(schedule.zone()), now);
         Instant first = schedule.missedTicks() == MissedTicks.LATEST && ticks.latest() != null ? ticks.latest()
                 : ticks.next();
-        Entry entry = new Entry(schedule, first, outage.activity("enqueueing ticks of " + schedule));
+        Entry entry = new Entry(schedule, serialized, first, now, outage.activity("enqueueing ticks of " + schedule));
         entries.put(schedule.name(), entry);
         if (thread == null) {
             thread = new Thread(this::run, "flexiq-scheduler-" + schema);
@@ -160,9 +166,13 @@ public final class Scheduler {
         return null;
     }
 
-    /** One declared schedule; its tick state changes on the scheduler's thread only. */
+    /**
+     * One declared schedule; its tick state changes on the scheduler's thread only. It wakes at
+     * once to write its declaration, then at each tick, whose declaration it renews first.
+     */
     private final class Entry implements ScheduleHandle {
         private final Schedule<?> schedule;
+        private final byte[] serialized;
         private final Trouble trouble;
         /** The earliest tick not yet enqueued. */
         private Instant due;
@@ -172,11 +182,12 @@ public final class Scheduler {
         private long conflictLoggedNanos;
         private String conflictLogged;
 
-        Entry(Schedule<?> schedule, Instant first, Trouble trouble) {
+        Entry(Schedule<?> schedule, byte[] serialized, Instant first, Instant now, Trouble trouble) {
             this.schedule = schedule;
+            this.serialized = serialized;
             this.trouble = trouble;
             this.due = first;
-            this.wakeAt = first;
+            this.wakeAt = first.isBefore(now) ? first : now;
         }
 
         @Override
@@ -189,14 +200,37 @@ public final class Scheduler {
             remove(this);
         }
 
-        /** Enqueues the latest tick due (at or after {@link #due}), then waits for the next. */
+        /**
+         * Renews the declaration; then, if a tick is due and the schedule is not paused, enqueues
+         * the latest tick due (at or after {@link #due}); then waits for the next.
+         */
         void fire() {
             Instant now = Instant.now();
+            boolean paused;
+            try {
+                paused = declarations.declare(schedule, serialized, payloadsEncoded);
+            } catch (StorageException e) {
+                long wait = Math.min(retryMillis, Math.max(1, Duration.between(now, due).toMillis()));
+                retryMillis = Math.min(retryMillis * 2, LAST_RETRY_MILLIS);
+                trouble.failed(e, "declaring it again in " + wait + " ms");
+                reschedule(due, now.plusMillis(wait));
+                return;
+            }
+            if (now.isBefore(due)) {
+                // Woken to declare it: the tick is still to come.
+                reschedule(due, due);
+                return;
+            }
             NativeBridge.CronTicks ticks = NativeBridge.cronTicks(schedule.cron(), zoneName(schedule.zone()), now);
             Instant tick = ticks.latest();
             if (tick == null || tick.isBefore(due)) {
                 // The clock went back: wait for the tick again.
                 reschedule(due, due);
+                return;
+            }
+            if (paused) {
+                LOG.info("{}: tick {} not enqueued: the schedule is paused", schedule, tick);
+                reschedule(ticks.next(), ticks.next());
                 return;
             }
             // The key outlives the next tick: a later process replays instead of enqueueing this tick again.
