@@ -1,5 +1,6 @@
 -- Claims up to $3 due jobs of the queues in $1 whose task is in $2, each under a lease of $4
--- milliseconds, marked with claim token $5: by priority, then due time. Each queue is read in
+-- milliseconds, marked with claim token $5 and claimed by process $9 (host:pid): by priority,
+-- then due time. Each queue is read in
 -- the order of its jobs_due index, so that a claim reads about as many rows as it takes; SKIP
 -- LOCKED lets concurrent claimers pass each other's rows. A queue with a position in $6, $7
 -- and $8 (priority, due time in µs, id; see positions.rs) is read on from just after it, within
@@ -83,6 +84,7 @@ WITH async AS MATERIALIZED (
     UPDATE {schema}.jobs j
        SET state = 'running', attempt = j.attempt + 1, started_at = now(),
            lease_expires_at = now() + $4 * interval '1 millisecond', lease_ms = $4, claim_token = $5,
+           claimed_by = $9,
            -- A later attempt has started: a rescued attempt's outcome is refused from now on.
            rescued_attempt = NULL
      WHERE j.id = ANY (ARRAY(SELECT c.id FROM chosen c))

@@ -8,6 +8,9 @@
 -- Once the grown delay passes the maximum the maximum is taken without computing the growth:
 -- power() raises an overflow error for a long run of attempts (2^1024 after 1025 failures at
 -- multiplier 2), and an error here would leave the job running.
+--
+-- The attempt enters the job's history (attempts), replacing the row its rescue wrote.
+WITH failed AS (
 UPDATE {schema}.jobs j
    SET state = CASE WHEN j.attempt < j.max_attempts THEN 'retryable' ELSE 'dead' END,
        run_at = CASE WHEN j.attempt < j.max_attempts
@@ -25,8 +28,18 @@ UPDATE {schema}.jobs j
  WHERE j.id = $1 AND j.attempt = $2
    AND (j.state = 'running'
         OR (j.rescued_attempt = $2 AND j.state IN ('retryable', 'dead')))
+RETURNING j.id, j.attempt, j.started_at, j.claimed_by, j.state, j.run_at, j.rescued_attempt
+), recorded AS (
+    INSERT INTO {schema}.attempts AS a (job_id, attempt, started_at, finished_at, worker, outcome, error)
+    SELECT f.id, f.attempt, f.started_at, now(), f.claimed_by, 'failed', $3
+      FROM failed f
+     WHERE f.started_at IS NOT NULL
+        ON CONFLICT (job_id, started_at) DO UPDATE
+       SET finished_at = excluded.finished_at, outcome = excluded.outcome, error = excluded.error
+)
 -- The due time exactly, on PostgreSQL 13 too (see job_columns.sql).
-RETURNING j.state,
-          (extract(epoch FROM date_trunc('minute', j.run_at AT TIME ZONE 'UTC'))::bigint * 1000000
-             + extract(microseconds FROM j.run_at AT TIME ZONE 'UTC')::bigint) AS run_at,
-          j.rescued_attempt IS NOT NULL AS late
+SELECT f.state,
+       (extract(epoch FROM date_trunc('minute', f.run_at AT TIME ZONE 'UTC'))::bigint * 1000000
+          + extract(microseconds FROM f.run_at AT TIME ZONE 'UTC')::bigint) AS run_at,
+       f.rescued_attempt IS NOT NULL AS late
+  FROM failed f

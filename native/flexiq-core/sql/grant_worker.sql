@@ -11,8 +11,12 @@ BEGIN
     EXECUTE format('GRANT SELECT ON {schema}.jobs TO %I', v_role);
     -- The columns an attempt moves; the key columns follow by trigger when a job finishes.
     EXECUTE format('GRANT UPDATE (state, attempt, run_at, started_at, finished_at,
-                    lease_expires_at, last_error, claim_token, rescued_attempt, lease_ms)
+                    lease_expires_at, last_error, claim_token, rescued_attempt, lease_ms, claimed_by)
                     ON {schema}.jobs TO %I', v_role);
+    -- Attempts that fail or are rescued enter the job's history.
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE (finished_at, outcome, error)
+                    ON {schema}.attempts TO %I', v_role);
+    EXECUTE format('GRANT USAGE ON SEQUENCE {schema}.attempts_id_seq TO %I', v_role);
     EXECUTE format('GRANT SELECT, INSERT ON {schema}.checkpoints TO %I', v_role);
     EXECUTE format('GRANT UPDATE (value, attempt, saved_at) ON {schema}.checkpoints TO %I',
                    v_role);

@@ -3,7 +3,8 @@
 -- is noted (rescued_attempt): its outcome, should it still arrive, is recorded as long as no
 -- later attempt started. Waiting jobs whose
 -- deadline has passed are dead-lettered: no attempt of theirs may start any more. Returns each
--- job moved, for the worker's log and listeners.
+-- job moved, for the worker's log and listeners. Each rescued attempt enters the job's history
+-- (attempts), where its late failure, should it come, replaces it.
 WITH expired AS (
     -- Found by lease (index jobs_leases) and locked in id order, like completions, lease
     -- extensions and give-backs, so that a rescue and a batch over the same jobs wait for each
@@ -29,7 +30,7 @@ WITH expired AS (
      ORDER BY j.deadline
      LIMIT 1000
        FOR UPDATE OF j SKIP LOCKED
-)
+), moved AS (
 UPDATE {schema}.jobs j
    SET state = CASE WHEN j.state = 'running' AND j.attempt < j.max_attempts THEN 'retryable'
                     ELSE 'dead' END,
@@ -45,4 +46,13 @@ UPDATE {schema}.jobs j
                               || ' passed before attempt ' || j.attempt + 1 || ' could start' END
  WHERE j.id = ANY (ARRAY(SELECT e.id FROM expired e UNION ALL SELECT l.id FROM late l))
 RETURNING j.id, j.queue, j.task, j.attempt, j.max_attempts, j.state = 'dead' AS dead,
-          j.id = ANY (ARRAY(SELECT l.id FROM late l)) AS late, j.last_error AS error
+          j.id = ANY (ARRAY(SELECT l.id FROM late l)) AS late, j.last_error AS error,
+          j.started_at, j.claimed_by
+), recorded AS (
+    INSERT INTO {schema}.attempts (job_id, attempt, started_at, finished_at, worker, outcome, error)
+    SELECT m.id, m.attempt, m.started_at, now(), m.claimed_by, 'lease expired', m.error
+      FROM moved m
+     WHERE NOT m.late AND m.started_at IS NOT NULL
+        ON CONFLICT (job_id, started_at) DO NOTHING
+)
+SELECT m.id, m.queue, m.task, m.attempt, m.max_attempts, m.dead, m.late, m.error FROM moved m

@@ -84,6 +84,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "schedules as their processes declare them, paused or not",
         sql: include_str!("../migrations/0013_schedules.sql"),
     },
+    Migration {
+        version: 14,
+        description: "attempt history: each attempt that did not complete its job, and the process of each claim",
+        sql: include_str!("../migrations/0014_attempts.sql"),
+    },
 ];
 
 /// A function, or a trigger with its function, as it is now: `sql/functions/<name>.sql`,

@@ -460,6 +460,22 @@ pub(crate) fn paused_queues(
     Ok(())
 }
 
+/// `nativeAttempts(client, i64 jobId)` → list of (i32 attempt, i64 startedAt µs, optional i64
+/// finishedAt µs, text-or-null worker, text outcome, text-or-null error).
+pub(crate) fn attempts(client: &Client, r: &mut Reader<'_>, w: &mut Writer) -> BridgeResult<()> {
+    let attempts = block_on(client.operations().attempts(r.i64("jobId")?))??;
+    w.count(attempts.len())?;
+    for a in &attempts {
+        w.i32(a.attempt);
+        w.i64(a.started_at_us);
+        w.opt_i64(a.finished_at_us);
+        w.opt_string(a.worker.as_deref())?;
+        w.string(&a.outcome)?;
+        w.opt_string(a.error.as_deref())?;
+    }
+    Ok(())
+}
+
 /// `nativeListWorkers(client, ∅)` → list of (text id, text name, text host, i64 pid, list of
 /// text queues, list of text tasks, i32 concurrency, i64 leaseMillis, text version, i64
 /// startedAt µs, i64 heartbeatAt µs).

@@ -64,6 +64,7 @@ static NATIVES: &[Native] = natives! {
     "nativeResumeQueue" => on_client(client::resume_queue),
     "nativePausedQueues" => on_client(client::paused_queues),
     "nativeListWorkers" => on_client(client::list_workers),
+    "nativeAttempts" => on_client(client::attempts),
     "nativeCountMatching" => on_client(client::count_matching),
     "nativeBulk" => on_client(client::bulk),
     "nativeDeclareSchedule" => on_client(client::declare_schedule),

@@ -290,15 +290,13 @@ pub(crate) fn await_work(client: &Client, r: &mut Reader<'_>, w: &mut Writer) ->
 }
 
 /// `nativeWakeWorkers(client, ∅)` → ∅.
-/// `nativeHeartbeat(client, text id, text name, text host, i64 pid, list of text queues, list of
-/// text tasks, i32 concurrency, i64 leaseMillis, i64 startedAtMicros)` → ∅: registers the
-/// worker or renews its registration.
+/// `nativeHeartbeat(client, text id, text name, list of text queues, list of text tasks, i32
+/// concurrency, i64 leaseMillis, i64 startedAtMicros)` → ∅: registers the worker or renews its
+/// registration (the core names the host and process).
 pub(crate) fn heartbeat(client: &Client, r: &mut Reader<'_>, _: &mut Writer) -> BridgeResult<()> {
     let registration = Registration {
         id: r.string("id")?,
         name: r.string("name")?,
-        host: r.string("host")?,
-        pid: r.i64("pid")?,
         queues: r.strings("queues")?,
         tasks: r.strings("tasks")?,
         concurrency: r.i32("concurrency")?,

@@ -1,9 +1,10 @@
 //! The client's operations role: what operators and applications ask of jobs beyond running
-//! them. Reading jobs and moving them out of the active states (`jobs`), the same for every
-//! job a filter selects (`bulk`), queries by key, state and time (`queries`), paused queues
-//! (`queues`), registered workers (`workers`), declared schedules (`schedules`), rate limits
-//! (`rate_limits`) and grants to other roles (`grants`).
+//! them. Reading jobs and moving them out of the active states (`jobs`), the same for every job
+//! a filter selects (`bulk`), a job's attempts (`attempts`), queries by key, state and time
+//! (`queries`), paused queues (`queues`), registered workers (`workers`), declared schedules
+//! (`schedules`), rate limits (`rate_limits`) and grants to other roles (`grants`).
 
+pub mod attempts;
 pub mod bulk;
 pub mod grants;
 pub mod jobs;
@@ -46,6 +47,7 @@ struct Statements {
     resume_queue: String,
     paused_queues: String,
     list_workers: String,
+    list_attempts: String,
     declare_schedule: String,
     list_schedules: String,
     pause_schedule: String,
@@ -115,6 +117,7 @@ impl Operations {
                 resume_queue: s.statement(include_str!("../../sql/resume_queue.sql")),
                 paused_queues: s.statement(include_str!("../../sql/paused_queues.sql")),
                 list_workers: s.statement(include_str!("../../sql/list_workers.sql")),
+                list_attempts: s.statement(include_str!("../../sql/list_attempts.sql")),
                 declare_schedule: s.statement(include_str!("../../sql/declare_schedule.sql")),
                 list_schedules: s.statement(include_str!("../../sql/list_schedules.sql")),
                 pause_schedule: s.statement(include_str!("../../sql/pause_schedule.sql")),

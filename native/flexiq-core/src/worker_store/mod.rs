@@ -116,6 +116,8 @@ pub struct Completed {
 /// The client's worker store role: claims, leases, attempts' outcomes, checkpoints.
 pub struct WorkerStore {
     pool: Arc<Pool>,
+    /// This process (`host:pid`), which its claims record on the jobs they start.
+    process: String,
     /// Where claims have got to in their queues.
     positions: Positions,
     sql: Statements,
@@ -221,6 +223,7 @@ impl WorkerStore {
         let sql = Statements::for_schema(s);
         WorkerStore {
             pool,
+            process: crate::host::process_label(),
             positions: Positions::default(),
             in_transaction: TransactionStatements::of(&sql),
             sql,
@@ -304,6 +307,7 @@ impl WorkerStore {
                     .bind(&priorities)
                     .bind(&run_ats)
                     .bind(&ids)
+                    .bind(&self.process)
                     .fetch_all(c)
                     .await
             })

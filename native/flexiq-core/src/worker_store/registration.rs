@@ -1,7 +1,7 @@
-//! Worker registrations: each running worker keeps a row saying what it runs and where, and
-//! heartbeats it every third of its lease, so that operators see which workers are alive.
-//! Maintenance removes the rows of workers that stopped heartbeating
-//! (`remove_stale_workers.sql`).
+//! Worker registrations: each running worker keeps a row saying what it runs and where (this
+//! process's host and id, see `host`), and heartbeats it every third of its lease, so that
+//! operators see which workers are alive. Maintenance removes the rows of workers that stopped
+//! heartbeating (`remove_stale_workers.sql`).
 
 use super::{millis, WorkerStore};
 use crate::error::Result;
@@ -15,8 +15,6 @@ pub struct Registration {
     pub id: String,
     /// The worker's name in its process (its threads' names start with it).
     pub name: String,
-    pub host: String,
-    pub pid: i64,
     pub queues: Vec<String>,
     pub tasks: Vec<String>,
     pub concurrency: i32,
@@ -30,17 +28,15 @@ impl WorkerStore {
     /// worker makes at its start and every third of its lease.
     pub async fn heartbeat(&self, worker: &Registration) -> Result<()> {
         validate::name("worker id", &worker.id)?;
-        for (what, label) in [("worker name", &worker.name), ("host", &worker.host)] {
-            validate::label(what, label)?;
-        }
+        validate::label("worker name", &worker.name)?;
         self.pool
             .run(Repeat::Safe, async |c| {
                 self.pool
                     .query(&self.sql.register_worker)
                     .bind(&worker.id)
                     .bind(&worker.name)
-                    .bind(&worker.host)
-                    .bind(worker.pid)
+                    .bind(crate::host::name())
+                    .bind(i64::from(std::process::id()))
                     .bind(&worker.queues)
                     .bind(&worker.tasks)
                     .bind(worker.concurrency)

@@ -176,8 +176,6 @@ async fn a_worker_runs_jobs_through_retries_and_checkpoints_and_deletes_none() {
     let registration = flexiq_core::Registration {
         id: "w1".into(),
         name: "flexiq-worker-1".into(),
-        host: "h".into(),
-        pid: 1,
         queues: vec!["default".into()],
         tasks: vec!["t".into()],
         concurrency: 1,

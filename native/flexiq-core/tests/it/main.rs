@@ -1,6 +1,7 @@
 //! The integration tests of the core, against a real PostgreSQL: one test binary, so that the
 //! workspace links it once.
 
+mod attempt_history;
 mod bulk;
 mod common;
 mod counts;

@@ -99,9 +99,9 @@ fn statements() -> Vec<Statement> {
     let mut statements = vec![
         statement!(
             "claim",
-            "(text[], text[], bigint, bigint, bigint, integer[], bigint[], bigint[])",
+            "(text[], text[], bigint, bigint, bigint, integer[], bigint[], bigint[], text)",
             "(ARRAY['default', 'other'], ARRAY['t'], 100, 30000, 7, ARRAY[0, NULL], \
-         ARRAY[1, NULL]::bigint[], ARRAY[1, NULL]::bigint[])",
+         ARRAY[1, NULL]::bigint[], ARRAY[1, NULL]::bigint[], 'host:1')",
             true
         ),
         statement!("complete_attempts", "(bigint[], integer[])", "(@ids)", true),

@@ -403,6 +403,12 @@ fn statements() -> Vec<Explained> {
             args: "(3600000)",
         },
         Explained {
+            name: "list_attempts".into(),
+            sql: include_str!("../../sql/list_attempts.sql").into(),
+            types: "(bigint)",
+            args: "(42)",
+        },
+        Explained {
             name: "get_payload".into(),
             sql: include_str!("../../sql/get_payload.sql").into(),
             types: "(bigint)",
@@ -558,7 +564,7 @@ async fn no_plan_scans_the_jobs(table: Table) {
             }
         }
     }
-    assert_eq!(explained, 2 * (4 + 4 * 5 + 4 * 5));
+    assert_eq!(explained, 2 * (5 + 4 * 5 + 4 * 5));
     assert!(
         scanning.is_empty(),
         "{table:?}: plans that read the jobs table whole:\n{}",

@@ -11,8 +11,6 @@ fn worker(id: &str, lease: Duration) -> Registration {
     Registration {
         id: id.into(),
         name: "flexiq-worker-1".into(),
-        host: "build-host".into(),
-        pid: 4242,
         queues: vec!["default".into(), "mail".into()],
         tasks: vec!["send".into()],
         concurrency: 8,
@@ -45,7 +43,13 @@ async fn a_heartbeat_registers_a_worker_and_renews_it_and_stopping_removes_it() 
             first.concurrency,
             first.lease_ms
         ),
-        ("0f8c", "build-host", 4242, 8, 30_000)
+        (
+            "0f8c",
+            flexiq_core::host::name(),
+            i64::from(std::process::id()),
+            8,
+            30_000
+        )
     );
     assert_eq!(first.queues, ["default", "mail"]);
     assert_eq!(first.tasks, ["send"]);
@@ -120,16 +124,16 @@ async fn maintenance_removes_a_worker_that_stopped_heartbeating_for_a_lease() {
 }
 
 #[tokio::test]
-async fn a_registration_without_a_host_is_refused_before_anything_is_written() {
+async fn a_registration_without_a_name_is_refused_before_anything_is_written() {
     let client = common::client().await;
     let mut nameless = worker("x", Duration::from_secs(30));
-    nameless.host = String::new();
+    nameless.name = String::new();
     let err = client
         .worker_store()
         .heartbeat(&nameless)
         .await
         .expect_err("empty host");
-    assert!(err.to_string().contains("host"), "{err}");
+    assert!(err.to_string().contains("worker name"), "{err}");
     assert!(client
         .operations()
         .workers()

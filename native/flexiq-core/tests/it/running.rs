@@ -436,6 +436,7 @@ async fn a_claim_commits_without_waiting_for_its_flush_and_leaves_the_session_as
         .bind(vec![None::<i32>])
         .bind(vec![None::<i64>])
         .bind(vec![None::<i64>])
+        .bind("host:1")
         .fetch_all(&mut *tx)
         .await
         .expect("claim");

@@ -432,6 +432,20 @@ public final class FlexiQ implements JobQueue, AutoCloseable {
     }
 
     /**
+     * The attempts of a job, oldest first: each with its start and end, the process that ran it,
+     * its outcome and its error with the stack trace. Attempts that failed or whose lease expired
+     * are kept as they end; the one running or that completed the job is read from the job. They
+     * are deleted with their job, so they are kept as long as it is. Empty for a job that never
+     * started or does not exist.
+     *
+     * @throws StorageException if PostgreSQL refuses or cannot be reached
+     */
+    public List<AttemptInfo> attempts(String jobId) {
+        requireOpen();
+        return operations.attempts(jobId);
+    }
+
+    /**
      * Every schedule declared on this schema by any process, with its last and next tick and the
      * job of its last tick. A declaring process writes its schedule's declaration as it declares
      * it and renews it before every tick; a schedule no process declares any more stays listed

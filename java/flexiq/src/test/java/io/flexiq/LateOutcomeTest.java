@@ -125,7 +125,8 @@ class LateOutcomeTest {
             JobInfo dead = WorkerTest.job(queue, id);
             assertEquals(JobState.DEAD, dead.state(), "attempt 2 decides");
             assertEquals(2, dead.attempt());
-            assertEquals("java.lang.IllegalStateException: attempt 2 failed", dead.lastError().orElseThrow());
+            assertEquals("java.lang.IllegalStateException: attempt 2 failed",
+                    dead.lastError().orElseThrow().lines().findFirst().orElseThrow());
         }
     }
 }

@@ -143,7 +143,8 @@ class OperatorQueriesTest {
 
         List<JobInfo> dead = queue.listJobs(JobQuery.builder().state(JobState.DEAD).build()).jobs();
         assertEquals(List.of(doomed), dead.stream().map(JobInfo::id).toList());
-        assertEquals(Optional.of("java.lang.IllegalStateException: card declined for inv-9"), dead.get(0).lastError());
+        assertEquals("java.lang.IllegalStateException: card declined for inv-9",
+                dead.get(0).lastError().orElseThrow().lines().findFirst().orElseThrow());
 
         assertEquals(List.of(new JobCount("billing", JobState.COMPLETED, 1), new JobCount("billing", JobState.DEAD, 1),
                 new JobCount("mail", JobState.AVAILABLE, 1)), sorted(queue.countJobs()));

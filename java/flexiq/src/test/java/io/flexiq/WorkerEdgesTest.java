@@ -152,7 +152,8 @@ public class WorkerEdgesTest {
                 await("both to be dead-lettered", () -> job(queue, nul).state() == JobState.DEAD
                         && job(queue, huge).state() == JobState.DEAD);
             });
-            assertEquals("java.lang.IllegalStateException: bad\\0byte", job(queue, nul).lastError().orElseThrow());
+            assertEquals("java.lang.IllegalStateException: bad\\0byte",
+                    job(queue, nul).lastError().orElseThrow().lines().findFirst().orElseThrow());
             String stored = job(queue, huge).lastError().orElseThrow();
             assertTrue(stored.length() < 9_000, "bounded: " + stored.length());
             assertTrue(stored.endsWith("more bytes cut)"), stored.substring(stored.length() - 40));

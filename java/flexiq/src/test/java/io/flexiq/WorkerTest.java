@@ -109,7 +109,9 @@ public class WorkerTest {
             JobInfo dead = job(queue, id);
             assertEquals(3, calls.get());
             assertEquals(3, dead.attempt());
-            assertEquals(Optional.of("java.lang.IllegalStateException: card declined on attempt 3"), dead.lastError());
+            assertEquals("java.lang.IllegalStateException: card declined on attempt 3",
+                    dead.lastError().orElseThrow().lines().findFirst().orElseThrow());
+            assertTrue(dead.lastError().orElseThrow().contains("\tat io.flexiq."), "with its stack trace");
             assertFalse(dead.keyHeld(), "dead-lettering released the key");
         }
     }

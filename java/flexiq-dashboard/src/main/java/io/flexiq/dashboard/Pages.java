@@ -2,6 +2,7 @@ package io.flexiq.dashboard;
 
 import static io.flexiq.dashboard.Html.esc;
 
+import io.flexiq.AttemptInfo;
 import io.flexiq.EnqueueOptions;
 import io.flexiq.FlexiQ;
 import io.flexiq.JobCount;
@@ -399,8 +400,27 @@ final class Pages {
         body.append("</dl>");
         body.append(payload(job));
         job.lastError().ifPresent(error -> body.append("<h2>Last error</h2><pre>").append(esc(error)).append("</pre>"));
+        body.append(attempts(flexiq.attempts(job.id())));
         body.append(actions(request, job));
         return PageResponse.html(200, Html.page(request, "Job " + job.id(), banner(request), body.toString()));
+    }
+
+    /** The attempts section: each attempt's times, process, outcome and error, its trace folded. */
+    private static String attempts(List<AttemptInfo> attempts) {
+        if (attempts.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("<h2>Attempts</h2><table class=\"attempts\"><thead><tr><th>#</th>")
+                .append("<th>Started</th><th>Ended</th><th>Worker</th><th>Outcome</th><th>Error</th></tr></thead><tbody>");
+        for (AttemptInfo a : attempts) {
+            out.append("<tr><td class=\"n\">").append(a.attempt()).append("</td><td>").append(Html.time(a.startedAt()))
+                    .append("</td><td>").append(Html.time(a.finishedAt().orElse(null))).append("</td><td>")
+                    .append(esc(a.worker().orElse(""))).append("</td><td>").append(esc(a.outcome())).append("</td><td>");
+            a.error().ifPresent(error -> out.append("<details><summary>").append(esc(abbreviated(error)))
+                    .append("</summary><pre>").append(esc(error)).append("</pre></details>"));
+            out.append("</td></tr>");
+        }
+        return out.append("</tbody></table>").toString();
     }
 
     /**

@@ -91,6 +91,16 @@ class DashboardBrowserTest {
             await(() -> flexiq.getJob(id).orElseThrow().state() == JobState.COMPLETED);
             browser.navigate().refresh();
             assertTrue(stateShown(browser).equals("Completed"), browser.getPageSource());
+            // Both attempts, the failed one with its stack trace folded under its first line.
+            List<WebElement> attempts = browser.findElements(By.xpath("//table[@class='attempts']/tbody/tr"));
+            assertEquals(2, attempts.size(), browser.getPageSource());
+            assertTrue(attempts.get(0).getText().contains("failed"), attempts.get(0).getText());
+            assertTrue(attempts.get(1).getText().contains("completed"), attempts.get(1).getText());
+            WebElement trace = attempts.get(0).findElement(By.tagName("details"));
+            assertFalse(trace.findElement(By.tagName("pre")).isDisplayed(), "folded");
+            trace.findElement(By.tagName("summary")).click();
+            assertTrue(trace.findElement(By.tagName("pre")).getText().contains("at io.flexiq.dashboard"),
+                    "the stack trace");
         } finally {
             worker.close();
         }

@@ -4,6 +4,7 @@ import io.flexiq.EnqueueOptions;
 import io.flexiq.EnqueueOutcome;
 import io.flexiq.BulkResult;
 import io.flexiq.JobCount;
+import io.flexiq.AttemptInfo;
 import io.flexiq.JobFilter;
 import io.flexiq.PausedQueue;
 import io.flexiq.RegisteredWorker;
@@ -556,6 +557,19 @@ public final class NativeBridge {
                 .optI64(f.createdBefore().isPresent(), f.createdBefore().map(NativeBridge::micros).orElse(0L));
     }
 
+    /** The attempts of a job, oldest first. */
+    public static List<AttemptInfo> attempts(long client, long jobId) {
+        ensureLoaded();
+        Wire.Reader r = reader(nativeAttempts(client, jobId(jobId)));
+        int n = r.i32();
+        List<AttemptInfo> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(new AttemptInfo(r.i32(), instant(r.i64()), Optional.ofNullable(instant(r.optI64())),
+                    Optional.ofNullable(r.string()), r.string(), Optional.ofNullable(r.string())));
+        }
+        return out;
+    }
+
     /** A schedule's declaration as stored. */
     public record Declared(String name, String cron, String zone, String task, String queue, boolean triggerable,
             Instant seenAt, Instant pausedAt) {}
@@ -621,11 +635,11 @@ public final class NativeBridge {
     }
 
     /** Registers a worker, or renews its registration. */
-    public static void heartbeat(long client, String id, String name, String host, long pid, String[] queues,
-            String[] tasks, int concurrency, long leaseMillis, long startedAtMicros) {
+    public static void heartbeat(long client, String id, String name, String[] queues, String[] tasks,
+            int concurrency, long leaseMillis, long startedAtMicros) {
         ensureLoaded();
-        nativeHeartbeat(client, new Wire.Writer(256).string(id).string(name).string(host).i64(pid).strings(queues)
-                .strings(tasks).i32(concurrency).i64(leaseMillis).i64(startedAtMicros).toBytes());
+        nativeHeartbeat(client, new Wire.Writer(256).string(id).string(name).strings(queues).strings(tasks)
+                .i32(concurrency).i64(leaseMillis).i64(startedAtMicros).toBytes());
     }
 
     /** Removes a worker's registration. */
@@ -1039,6 +1053,8 @@ public final class NativeBridge {
     private static native byte[] nativePausedQueues(long client, byte[] request);
 
     private static native byte[] nativeListWorkers(long client, byte[] request);
+
+    private static native byte[] nativeAttempts(long client, byte[] request);
 
     private static native byte[] nativeCountMatching(long client, byte[] request);
 

@@ -8,6 +8,7 @@ import io.flexiq.JobPage;
 import io.flexiq.JobQuery;
 import io.flexiq.Maintenance;
 import io.flexiq.MaintenanceReport;
+import io.flexiq.AttemptInfo;
 import io.flexiq.BulkResult;
 import io.flexiq.JobFilter;
 import io.flexiq.PausedQueue;
@@ -177,6 +178,10 @@ public final class Operations {
                 action == 1 ? "cancel" : action == 2 ? "purge" : "redrive", filter, result.selected(), result.changed(),
                 result.batches());
         return result;
+    }
+
+    public List<AttemptInfo> attempts(String jobId) {
+        return NativeBridge.attempts(handle, parseId(jobId));
     }
 
     public List<RegisteredWorker> workers() {

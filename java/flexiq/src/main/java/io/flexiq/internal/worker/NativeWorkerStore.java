@@ -94,8 +94,8 @@ public final class NativeWorkerStore implements WorkerStore {
 
     @Override
     public void heartbeat(Registration r) {
-        NativeBridge.heartbeat(handle, r.id(), r.name(), r.host(), r.pid(), r.queues(), r.tasks(), r.concurrency(),
-                r.leaseMillis(), r.startedAtMicros());
+        NativeBridge.heartbeat(handle, r.id(), r.name(), r.queues(), r.tasks(), r.concurrency(), r.leaseMillis(),
+                r.startedAtMicros());
     }
 
     @Override

@@ -48,6 +48,19 @@ final class OutcomeRecorder implements Runnable {
     /** An attempt's outcome; a failure has its error as stored and, if it threw, what it threw. */
     private record Outcome(HeldAttempt attempt, Kind kind, String error, Throwable thrown) {}
 
+    /**
+     * The error a failure stores (the job's last error and its attempt's): what its handler threw
+     * with the stack trace, whose first line is {@code error}; the core bounds its length.
+     */
+    private static String stored(Outcome f) {
+        if (f.thrown() == null) {
+            return f.error();
+        }
+        java.io.StringWriter trace = new java.io.StringWriter();
+        f.thrown().printStackTrace(new java.io.PrintWriter(trace));
+        return trace.toString().stripTrailing();
+    }
+
     private final WorkerStore store;
     private final HeldAttempts held;
     private final Listeners listeners;
@@ -364,7 +377,7 @@ final class OutcomeRecorder implements Runnable {
 
     private void fail(Outcome f) {
         HeldAttempt a = f.attempt();
-        NativeBridge.Failed failed = store.fail(a.id, a.attempt, f.error());
+        NativeBridge.Failed failed = store.fail(a.id, a.attempt, stored(f));
         held.remove(a);
         if (failed == null) {
             refused(List.of(a), "failed", f.error());

@@ -80,9 +80,9 @@ public final class WorkerEngine {
                 s.handlers().values().toArray(new TaskHandler<?>[0]), s.claimBatch(), capacity, slots,
                 unrecorded, s.lease().toMillis(), s.pollInterval().toMillis(), runner::dispatch, leases::extend,
                 listeners, outage);
-        this.heartbeat = new Heartbeat(store, new Registration(UUID.randomUUID().toString(), name, Host.NAME,
-                ProcessHandle.current().pid(), s.queues().toArray(new String[0]), tasks, s.concurrency(),
-                s.lease().toMillis(), NativeBridge.micros(Instant.now())), threads(name + "-heartbeat"), outage);
+        this.heartbeat = new Heartbeat(store, new Registration(UUID.randomUUID().toString(), name,
+                s.queues().toArray(new String[0]), tasks, s.concurrency(), s.lease().toMillis(),
+                NativeBridge.micros(Instant.now())), threads(name + "-heartbeat"), outage);
         this.claimerThread = threads(name + "-claimer").newThread(claimer);
         this.outcomeThread = threads(name + "-outcomes").newThread(outcomes);
     }

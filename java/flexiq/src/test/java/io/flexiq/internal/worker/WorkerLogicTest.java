@@ -184,9 +184,12 @@ class WorkerLogicTest {
         await("the job to be dead-lettered", () -> store.state(id) == State.DEAD);
         worker.close();
         assertEquals(List.of(new Failure(id, 1, "java.lang.IllegalStateException: card declined on attempt 1"),
-                new Failure(id, 2, "java.lang.IllegalStateException: card declined on attempt 2")), store.failures());
+                new Failure(id, 2, "java.lang.IllegalStateException: card declined on attempt 2")),
+                firstLines(store.failures()));
+        assertTrue(store.failures().get(0).error().contains("\tat io.flexiq."), "the stack trace is stored");
         assertEquals(2, runs.get());
-        assertEquals("java.lang.IllegalStateException: card declined on attempt 2", store.lastError(id));
+        assertEquals("java.lang.IllegalStateException: card declined on attempt 2",
+                store.lastError(id).lines().findFirst().orElseThrow());
         assertEquals(List.of(), store.completions());
     }
 
@@ -312,7 +315,8 @@ class WorkerLogicTest {
                 () -> store.state(ok) == State.COMPLETED && store.state(bad) == State.DEAD);
         worker.close();
         assertEquals(List.of(new Attempt(ok, 1)), store.completions());
-        assertEquals(List.of(new Failure(bad, 1, "java.lang.IllegalArgumentException: bad payload")), store.failures());
+        assertEquals(List.of(new Failure(bad, 1, "java.lang.IllegalArgumentException: bad payload")),
+                firstLines(store.failures()));
         assertEquals(2, runs.get(), "no handler ran again");
     }
 
@@ -457,5 +461,11 @@ class WorkerLogicTest {
         worker.close();
         // One running (concurrency 1, prefetch 0) plus four batches of two whose handlers returned.
         assertEquals(9, mostOutstanding.get(), "claimed attempts whose completion was not recorded yet");
+    }
+
+    /** The failures with the first line of their errors: what threw, without the stack trace. */
+    private static List<Failure> firstLines(List<Failure> failures) {
+        return failures.stream().map(f -> new Failure(f.id(), f.attempt(), f.error().lines().findFirst().orElse("")))
+                .toList();
     }
 }
