@@ -39,6 +39,9 @@ final class Screenshots {
             // The reports queue paused, its worker running: the queues page shows the pause, the
             // workers page the worker, and the due reports wait.
             flexiq.pauseQueue("reports");
+            flexiq.schedule(io.flexiq.Schedule.builder("nightly-report", "0 2 * * *", REPORT, "nightly")
+                    .zone(java.time.ZoneId.of("Europe/Berlin")).options(EnqueueOptions.builder().queue("reports").build())
+                    .build());
             Worker reports = flexiq.worker().queues("reports").concurrency(4)
                     .handle(REPORT, (report, job) -> { }).build().start();
             ChromeDriver browser = Browser.start();
@@ -49,6 +52,7 @@ final class Screenshots {
                 shoot(browser, dashboard, "/jobs?state=available", out.resolve("jobs.png"));
                 shoot(browser, dashboard, "/charts", out.resolve("charts.png"));
                 shoot(browser, dashboard, "/workers", out.resolve("workers.png"));
+                shoot(browser, dashboard, "/schedules", out.resolve("schedules.png"));
             } finally {
                 browser.quit();
                 reports.close();
