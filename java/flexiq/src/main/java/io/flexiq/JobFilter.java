@@ -97,7 +97,7 @@ public final class JobFilter {
 
         /** Only jobs of this task. */
         public Builder task(String task) {
-            this.task = Limits.name("task", task);
+            this.task = Limits.taskName(task);
             return this;
         }
 

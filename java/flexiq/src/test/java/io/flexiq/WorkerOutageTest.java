@@ -141,4 +141,32 @@ class WorkerOutageTest {
             assertEquals(Map.of(ids.get(0), 1, ids.get(1), 1, ids.get(2), 1), attempts, "each ran once, on attempt 1");
         }
     }
+
+    @Test
+    void closingDoesNotWaitLongForARegistrationRemovalThatHangs() throws Exception {
+        try (FlexiQ queue = TestDatabase.client()) {
+            java.util.concurrent.CountDownLatch removing = new java.util.concurrent.CountDownLatch(1);
+            WorkerStore hangs = new ForwardingStore(new NativeWorkerStore(queue.handle())) {
+                @Override
+                public void deregister(String id) {
+                    removing.countDown();
+                    try {
+                        Thread.sleep(60_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            };
+            Worker worker = queue.worker().handle(CHARGE, (order, job) -> { }).build(hangs).start();
+            await("the worker to register", () -> queue.workers().size() == 1);
+            long start = System.nanoTime();
+            worker.close();
+            long millis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertEquals(0, removing.getCount(), "the removal was tried");
+            // Its wait is bounded (a second for a heartbeat under way, two for the removal); the
+            // rest is room for a busy machine.
+            assertTrue(millis < 10_000, "close took " + millis + " ms");
+            assertEquals(1, queue.workers().size(), "the registration is left to maintenance");
+        }
+    }
 }

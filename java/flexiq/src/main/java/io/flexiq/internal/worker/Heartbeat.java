@@ -16,6 +16,8 @@ import org.slf4j.LoggerFactory;
  */
 final class Heartbeat {
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
+    /** The longest closing waits for a heartbeat under way, and then for the removal. */
+    static final long STOP_WAIT_MILLIS = 1_000;
 
     private final WorkerStore store;
     private final Registration registration;
@@ -43,17 +45,31 @@ final class Heartbeat {
         }
     }
 
-    /** Stops heartbeating and removes the registration; never throws. */
+    /**
+     * Stops heartbeating and removes the registration; never throws. Waits at most
+     * {@value #STOP_WAIT_MILLIS} ms for a heartbeat under way and as long for the removal, so that
+     * an unreachable PostgreSQL does not hold up closing: maintenance then removes the
+     * registration once the lease has passed.
+     */
     void stop() {
         thread.shutdownNow();
+        Thread removal = new Thread(() -> {
+            try {
+                thread.awaitTermination(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                store.deregister(registration.id());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                LOG.debug("removing the registration of worker {} failed; maintenance removes it once its lease"
+                        + " has passed", registration.name(), e);
+            }
+        }, registration.name() + "-deregister");
+        removal.setDaemon(true);
+        removal.start();
         try {
-            thread.awaitTermination(10, TimeUnit.SECONDS);
-            store.deregister(registration.id());
+            removal.join(2 * STOP_WAIT_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOG.debug("removing the registration of worker {} failed; maintenance removes it once its lease has"
-                    + " passed", registration.name(), e);
         }
     }
 }
