@@ -64,6 +64,17 @@ async fn a_paused_queue_keeps_its_jobs_unclaimed_and_enqueues_go_on_until_it_is_
         (first.outcome, replay.outcome, replay.job_id),
         (Outcome::Accepted, Outcome::Replayed, first.job_id)
     );
+    let mut other = keyed.clone();
+    other.payload = br#"{"other":true}"#.to_vec();
+    let conflict = client
+        .producer()
+        .enqueue(&other)
+        .await
+        .expect_err("conflict");
+    assert!(
+        matches!(conflict, flexiq_core::Error::Conflict(_)),
+        "{conflict}"
+    );
 
     assert_eq!(claim(&client, &["mail", "sms"]).await, ["sms"]);
     assert!(claim(&client, &["mail"]).await.is_empty());

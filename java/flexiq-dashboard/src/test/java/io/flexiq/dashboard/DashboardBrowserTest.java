@@ -216,6 +216,29 @@ class DashboardBrowserTest {
         failAll(ids);
         io.flexiq.JobFilter dead = io.flexiq.JobFilter.builder(JobState.DEAD).queue("browser-bulk").build();
         assertEquals(new io.flexiq.BulkResult(30, 0, 1), flexiq.redriveAll(dead, key));
+
+        // Purge them from the same list, and cancel the pending jobs of another queue.
+        bulkFromList("/jobs?state=dead&queue=browser-bulk", "purge", "Purge 30 jobs");
+        assertTrue(browser.getPageSource().contains("30 of 30 selected jobs changed"), browser.getPageSource());
+        assertEquals(0, flexiq.countMatching(dead));
+        for (int i = 0; i < 5; i++) {
+            flexiq.enqueue(SHIP, "held " + i, EnqueueOptions.builder().queue("browser-bulk-held").build());
+        }
+        bulkFromList("/jobs?state=available&queue=browser-bulk-held", "cancel", "Cancel 5 jobs");
+        assertTrue(browser.getPageSource().contains("5 of 5 selected jobs changed"), browser.getPageSource());
+        assertEquals(5, flexiq.countMatching(io.flexiq.JobFilter.builder(JobState.CANCELLED).queue("browser-bulk-held")
+                .build()));
+    }
+
+    /** Chooses {@code action} under a list, reviews it and confirms with {@code button}. */
+    private void bulkFromList(String list, String action, String button) {
+        browser.get(dashboard.uri().resolve(list).toString());
+        new org.openqa.selenium.support.ui.Select(browser.findElement(By.name("action"))).selectByValue(action);
+        browser.findElement(By.xpath("//button[text()='Review']")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(10))
+                .until(page -> page.getTitle().equals("Bulk " + action + " · FlexiQ"));
+        browser.findElement(By.xpath("//button[text()='" + button + "']")).click();
+        new WebDriverWait(browser, Duration.ofSeconds(30)).until(page -> page.getPageSource().contains("Bulk action done"));
     }
 
     /** Runs the jobs with a handler that fails them, until each is dead. */
