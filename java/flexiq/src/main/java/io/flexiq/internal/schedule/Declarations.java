@@ -65,10 +65,12 @@ public final class Declarations {
      * @throws IllegalArgumentException if there is no such schedule, or it cannot be triggered
      */
     public String[] trigger(String name, Instant at) {
-        DeclaredSchedule declared = list().stream().filter(s -> s.name().equals(name)).findFirst()
+        // The declaration alone: list() would also look up every schedule's last tick.
+        NativeBridge.Declared declared = NativeBridge.listSchedules(handle).stream()
+                .filter(s -> s.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no schedule named " + name + " is declared on this"
                         + " schema; declare it with FlexiQ.schedule(...) in a process first"));
-        NativeBridge.CronTicks ticks = NativeBridge.cronTicks(declared.cron(), Scheduler.zoneName(declared.zone()), at);
+        NativeBridge.CronTicks ticks = NativeBridge.cronTicks(declared.cron(), declared.zone(), at);
         Duration retention = Duration.between(at, ticks.next()).plus(Scheduler.KEY_MARGIN);
         String[] job = NativeBridge.triggerSchedule(handle, name, NativeBridge.tickKey(name, at), retention.toMillis());
         if (job == null) {
