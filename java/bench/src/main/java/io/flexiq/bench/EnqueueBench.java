@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ratios within a run.
  *
  * <p>Arguments (optional): seconds per measurement (default 3), rounds (default 3, best kept).
- * {@code -Dflexiq.bench.workloads=W1_FRESH,W3_UNKEYED} (names of {@link Workload}) and
+ * {@code -Dflexiq.bench.workloads=W1_FRESH,W3_UNKEYED} (names of {@link Workload}, and
+ * {@code W4_CODEC} for {@link PayloadCodecCost}) and
  * {@code -Dflexiq.bench.threads=4} narrow a run to those workloads and thread counts.
  */
 public final class EnqueueBench {
@@ -114,6 +115,9 @@ public final class EnqueueBench {
                     System.out.printf(Locale.ROOT, "%-28s %7d %18s %18s %18s %11s %12s %8s%n", w.label, threads,
                             cell(f[0]), cell(f[1]), cell(f[2]), ratio(f[0], f[2]), ratio(f[1], f[2]), ratio(f[0], f[1]));
                 }
+            }
+            if (selected(only, "W4_CODEC") && onlyThreads == null) {
+                PayloadCodecCost.measure(pg, jdbcUrl, seconds, rounds);
             }
             // A run narrowed to some workloads or thread counts is a quick look at those: the
             // caller's connection is left out.

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +34,8 @@ import java.util.stream.Stream;
  * Workers, measured on one private PostgreSQL with durable commits: enqueue-to-start latency
  * with an idle worker (woken by PostgreSQL's notification), beside the same chain in minimal SQL
  * ({@link MinimalLatency}), and claimed-and-completed jobs per
- * second with no-op handlers in one and two worker processes, then one worker process started on
+ * second with no-op handlers in one, two and four worker processes ({@code
+ * -Dflexiq.bench.processes=1,2}), then one worker process started on
  * a backlog inserted and analyzed before it (the jobs per throughput run, and any backlogs listed
  * in {@code -Dflexiq.bench.backlogs=1000000}). Each beside the claim-and-complete limit on the
  * same jobs: a bare claim of a batch ({@code UPDATE ... WHERE id IN (SELECT id ... FOR UPDATE
@@ -48,9 +50,12 @@ public final class WorkerBench {
 
     static final Task<Tick> TICK = Task.of("tick", Tick.class);
     private static final String SCHEMA = "flexiq_worker_bench";
-    private static final int CONCURRENCY = Integer.getInteger("flexiq.bench.concurrency", 8);
-    private static final int PREFETCH = Integer.getInteger("flexiq.bench.prefetch", 100);
-    private static final int CLAIM_BATCH = Integer.getInteger("flexiq.bench.claimBatch", 100);
+    /**
+     * The worker processes' settings a run may name ({@code -Dflexiq.bench.concurrency=8} and
+     * so on): the worker's concurrency, prefetch and claim batch, and the client's pool size.
+     * Those not named stay at FlexiQ's defaults, as a service gets them.
+     */
+    private static final List<String> WORKER_SETTINGS = List.of("concurrency", "prefetch", "claimBatch", "poolSize");
     /** Connections the claim-and-complete limit runs on. */
     static final int LIMIT_CONNECTIONS = 4;
     /** Jobs the limit claims per statement. */
@@ -79,7 +84,7 @@ public final class WorkerBench {
             latency(queue, pg, samples);
             System.out.printf(Locale.ROOT, "%n" + LABEL, "claimed and completed, no-op handler",
                     "FlexiQ jobs/s", "limit jobs/s", "ratio");
-            for (int processes : new int[] {1, 2}) {
+            for (int processes : processCounts()) {
                 double api = workerProcesses(queue, pg, jobs, processes, 0, Handler.NO_OP);
                 double raw = claimAndCompleteLimit(queue, pg, jobs, false);
                 System.out.printf(Locale.ROOT, ROW, processes + (processes == 1 ? " worker process, fresh table"
@@ -241,6 +246,12 @@ public final class WorkerBench {
     }
 
     /** The backlogs drained by a worker started after them: {@code jobs}, and any listed in {@code flexiq.bench.backlogs}. */
+    /** How many worker processes drain a fresh table together: 1, 2 and 4, or {@code -Dflexiq.bench.processes}. */
+    static int[] processCounts() {
+        return Arrays.stream(System.getProperty("flexiq.bench.processes", "1,2,4").split(","))
+                .map(String::trim).mapToInt(Integer::parseInt).toArray();
+    }
+
     static int[] backlogs(int jobs) {
         String more = System.getProperty("flexiq.bench.backlogs", "");
         return Stream.concat(Stream.of(String.valueOf(jobs)),
@@ -302,12 +313,16 @@ public final class WorkerBench {
     }
 
     private static Process startChild(PostgresServer pg, Handler handler) throws Exception {
-        return new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dflexiq.bench.concurrency=" + CONCURRENCY, "-Dflexiq.bench.prefetch=" + PREFETCH, "-Dflexiq.bench.claimBatch=" + CLAIM_BATCH,
-                "-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child", pg.url(),
-                handler.name(), pg.jdbcUrl())
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
+        List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString()));
+        for (String name : WORKER_SETTINGS) {
+            Integer value = setting(name);
+            if (value != null) {
+                command.add("-Dflexiq.bench." + name + "=" + value);
+            }
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), WorkerBench.class.getName(), "child",
+                pg.url(), handler.name(), pg.jdbcUrl()));
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
     /** The machine's load averages over 1, 5 and 15 minutes, as the kernel reports them. */
@@ -326,7 +341,9 @@ public final class WorkerBench {
      * (warm) JVM; each is answered with the same line once done.
      */
     static void child(String url, Handler handler, String jdbcUrl) throws Exception {
-        try (FlexiQ queue = FlexiQ.builder(url).schema(SCHEMA).poolSize(4).build()) {
+        FlexiQ.Builder client = FlexiQ.builder(url).schema(SCHEMA);
+        Optional.ofNullable(setting("poolSize")).ifPresent(client::poolSize);
+        try (FlexiQ queue = client.build()) {
             JobHandler<Tick> run = handlerOf(handler, jdbcUrl);
             Worker worker = childWorker(queue, run);
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -371,13 +388,16 @@ public final class WorkerBench {
     }
 
     private static Worker childWorker(FlexiQ queue, JobHandler<Tick> handler) {
-        return queue.worker()
-                .handle(TICK, handler)
-                .concurrency(CONCURRENCY)
-                .prefetch(PREFETCH)
-                .claimBatch(CLAIM_BATCH)
-                .build()
-                .start();
+        Worker.Builder worker = queue.worker().handle(TICK, handler);
+        Optional.ofNullable(setting("concurrency")).ifPresent(worker::concurrency);
+        Optional.ofNullable(setting("prefetch")).ifPresent(worker::prefetch);
+        Optional.ofNullable(setting("claimBatch")).ifPresent(worker::claimBatch);
+        return worker.build().start();
+    }
+
+    /** The worker setting {@code name} the run names, or null for FlexiQ's default. */
+    private static Integer setting(String name) {
+        return Integer.getInteger("flexiq.bench." + name);
     }
 
     /**

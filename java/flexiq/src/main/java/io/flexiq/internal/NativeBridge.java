@@ -110,9 +110,26 @@ public final class NativeBridge {
 
     /** RFC 8785 canonical form of a JSON text. */
     public static byte[] canonicalJson(byte[] json) {
+        return canonicalJson(new byte[][] {json})[0];
+    }
+
+    /** RFC 8785 canonical form of each JSON text, in one call. */
+    public static byte[][] canonicalJson(byte[][] jsons) {
         ensureLoaded();
-        // The response is the canonical JSON itself.
-        return nativeCanonicalJson(0, new Wire.Writer(16 + (json == null ? 0 : json.length)).bytes(json).toBytes());
+        int size = 16;
+        for (byte[] json : jsons) {
+            size += 4 + (json == null ? 0 : json.length);
+        }
+        Wire.Writer w = new Wire.Writer(size).i32(jsons.length);
+        for (byte[] json : jsons) {
+            w.bytes(json);
+        }
+        Wire.Reader r = reader(nativeCanonicalJson(0, w.toBytes()));
+        byte[][] canonical = new byte[r.i32()][];
+        for (int i = 0; i < canonical.length; i++) {
+            canonical[i] = r.bytes();
+        }
+        return canonical;
     }
 
     /** The auto-derived key of a task name and serialized payload. */

@@ -44,6 +44,27 @@ class NativeBridgeTest {
     }
 
     @Test
+    void severalPayloadsArePutInCanonicalFormInOneCallInTheirOrder() {
+        byte[][] canonical = NativeBridge.canonicalJson(new byte[][] {
+                "{\"b\":1,\"a\":2}".getBytes(StandardCharsets.UTF_8),
+                "[1.0, \"x\"]".getBytes(StandardCharsets.UTF_8),
+                "{ }".getBytes(StandardCharsets.UTF_8)});
+        assertEquals(3, canonical.length);
+        assertEquals("{\"a\":2,\"b\":1}", new String(canonical[0], StandardCharsets.UTF_8));
+        assertEquals("[1,\"x\"]", new String(canonical[1], StandardCharsets.UTF_8));
+        assertEquals("{}", new String(canonical[2], StandardCharsets.UTF_8));
+        assertEquals(0, NativeBridge.canonicalJson(new byte[0][]).length);
+    }
+
+    @Test
+    void aRefusedPayloadAmongSeveralIsNamedByItsEntry() {
+        PayloadSerializationException e = assertThrows(PayloadSerializationException.class,
+                () -> NativeBridge.canonicalJson(new byte[][] {
+                        "{}".getBytes(StandardCharsets.UTF_8), "{\"a\":".getBytes(StandardCharsets.UTF_8)}));
+        assertTrue(e.getMessage().endsWith(" (batch entry 1)"), e.getMessage());
+    }
+
+    @Test
     void repeatedMemberNamesAreRefused() {
         PayloadSerializationException e = assertThrows(PayloadSerializationException.class,
                 () -> NativeBridge.canonicalJson("{\"a\":1,\"a\":2}".getBytes(StandardCharsets.UTF_8)));

@@ -22,10 +22,11 @@ import java.util.List;
  * the call receives the key the options name, or the request to derive it from the payload,
  * never the inputs it came from. With {@link CanonicalJsonSerializer} the payload crosses as
  * Jackson's JSON and the core puts it in canonical form before deriving the key, so that an
- * enqueue crosses JNI once. When the client has listeners, each entry's outcome is published
- * once the statement returns (for the application's connection: before its transaction ends).
- * With tracing on, the call is a span, whose context each entry carries to be stored with its
- * job.
+ * enqueue crosses JNI once; with a payload codec, which encodes canonical bytes, the call's
+ * payloads cross once more before it, together, to be put in canonical form. When the client
+ * has listeners, each entry's outcome is published once the statement returns (for the
+ * application's connection: before its transaction ends). With tracing on, the call is a span,
+ * whose context each entry carries to be stored with its job.
  */
 public final class EnqueueBatch {
     private static final ApiAccess API = ApiAccess.get();
@@ -47,6 +48,11 @@ public final class EnqueueBatch {
     private Tracing.EnqueueSpan span;
     /** The payload bytes added so far, as stored. */
     private long payloadBytes;
+    /**
+     * With a codec, the entries added since the call was last sent: they are encoded and added
+     * to the call when it is sent.
+     */
+    private final List<Entry> toEncode = new ArrayList<>();
 
     public EnqueueBatch(int size, StoredPayloads stored, Duration explicitKeyRetention, Listeners listeners) {
         this.size = size;
@@ -60,8 +66,8 @@ public final class EnqueueBatch {
     }
 
     /**
-     * Serializes the payload (and encodes it, with a codec), resolves the key and its retention,
-     * and appends the entry.
+     * Serializes the payload, resolves the key and its retention, and appends the entry; with a
+     * codec, the entry is encoded when the call is sent.
      */
     public <T> void add(Task<T> task, T payload, EnqueueOptions options, PayloadSerializer serializer) {
         if (tracing != null && span == null) {
@@ -76,28 +82,66 @@ public final class EnqueueBatch {
     }
 
     private <T> void append(Task<T> task, T payload, EnqueueOptions options, PayloadSerializer serializer) {
-        // A codec encodes the canonical bytes, so they are made here rather than in the core.
-        byte[] json = !stored.encodes() && serializer instanceof CanonicalJsonSerializer c
-                ? API.jsonForNativeCanonicalForm(c, payload) : null;
-        byte[] bytes = json != null ? json : serializer.serialize(payload);
-        NativeBridge.Encoded encoded = stored.encode(task.name(), bytes);
-        int storedBytes = encoded != null ? encoded.bytes().length : bytes.length;
+        byte[] json = serializer instanceof CanonicalJsonSerializer c ? API.jsonForNativeCanonicalForm(c, payload) : null;
+        String key = KeyRules.explicitOrNull(options);
+        boolean derive = key == null && KeyRules.derives(task, options);
+        Entry entry = new Entry(task.name(), json != null ? json : serializer.serialize(payload), json != null, key,
+                derive, KeyRules.retentionOrNull(options, derive, explicitKeyRetention), options,
+                span == null ? null : span.context());
+        if (stored.encodes()) {
+            toEncode.add(entry);
+        } else {
+            place(entry, null);
+        }
+        if (entries != null) {
+            entries.add(new String[] {task.name(), options.queue(), key});
+        }
+    }
+
+    /** Adds {@code e} to the call, stored as {@code encoded} (null: as its payload). */
+    private void place(Entry e, NativeBridge.Encoded encoded) {
+        int storedBytes = encoded != null ? encoded.bytes().length : e.payload().length;
         Limits.payloadSize(storedBytes);
         payloadBytes += storedBytes;
         Limits.batchPayloadSize(payloadBytes);
-        String key = KeyRules.explicitOrNull(options);
-        boolean derive = key == null && KeyRules.derives(task, options);
-        Duration retention = KeyRules.retentionOrNull(options, derive, explicitKeyRetention);
-        call.add(task.name(), bytes, json != null, encoded, key, derive, retention, options,
-                span == null ? null : span.context());
-        if (entries != null) {
-            entries.add(new String[] {task.name(), options.queue(), key});
+        call.add(e.task(), e.payload(), e.canonicalize(), encoded, e.key(), e.derive(), e.retention(), e.options(),
+                e.traceContext());
+    }
+
+    /**
+     * Encodes the entries that wait for the codec and adds them to the call. The codec encodes
+     * canonical bytes, so their JSON is put in canonical form first, all of it in one native call.
+     */
+    private void encodeWaiting() {
+        if (toEncode.isEmpty()) {
+            return;
+        }
+        byte[][] json = toEncode.stream().filter(Entry::canonicalize).map(Entry::payload).toArray(byte[][]::new);
+        byte[][] canonical = json.length == 0 ? json : NativeBridge.canonicalJson(json);
+        int next = 0;
+        for (Entry e : toEncode) {
+            byte[] bytes = e.canonicalize() ? canonical[next++] : e.payload();
+            place(e.serializedAs(bytes), stored.encode(e.task(), bytes));
+        }
+        toEncode.clear();
+    }
+
+    /**
+     * One entry as {@link NativeBridge.Enqueue#add} takes it: its payload serialized, or JSON for
+     * the core to put in canonical form ({@code canonicalize}); its key resolved.
+     */
+    private record Entry(String task, byte[] payload, boolean canonicalize, String key, boolean derive,
+            Duration retention, EnqueueOptions options, String traceContext) {
+        /** This entry with {@code bytes}, its payload serialized already. */
+        Entry serializedAs(byte[] bytes) {
+            return new Entry(task, bytes, false, key, derive, retention, options, traceContext);
         }
     }
 
     /** Sends the batch in one native call (one statement); results in input order. */
     public List<EnqueueResult> send(long client) {
         try {
+            encodeWaiting();
             return results(call.send(client));
         } catch (IdempotencyConflictException e) {
             failed(e);
@@ -114,7 +158,11 @@ public final class EnqueueBatch {
      */
     public List<EnqueueResult> sendOn(Connection connection, long client) {
         try {
-            return size == 0 ? List.of() : results(ConnectionEnqueue.run(connection, client, call));
+            if (size == 0) {
+                return List.of();
+            }
+            encodeWaiting();
+            return results(ConnectionEnqueue.run(connection, client, call));
         } catch (IdempotencyConflictException e) {
             failed(e);
             throw published(e);
