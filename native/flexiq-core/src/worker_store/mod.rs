@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub mod positions;
 pub mod registration;
@@ -16,7 +16,7 @@ use crate::pool::{Pool, Repeat};
 use crate::schema::Schema;
 use crate::statement;
 use crate::validate;
-use positions::{Position, Positions};
+use positions::{Position, Positions, Start};
 
 /// Checkpoints are for small values: a stage's result, an external id.
 pub const MAX_CHECKPOINT_BYTES: usize = 64 * 1024;
@@ -254,9 +254,9 @@ impl WorkerStore {
     }
 
     /// Claims as [`WorkerStore::claim`] does, for a worker that claims over and over: each queue is
-    /// read on from where this client's last claims of the same queues and tasks got to, and
-    /// from its front after a claim that came back short and every
-    /// [`FROM_FRONT_EVERY`](positions::FROM_FRONT_EVERY) (see the `positions` module).
+    /// read on from where this client's last claims of the same queues and tasks got to; from
+    /// its front at once when that finds nothing, and now and then while claims take jobs (see
+    /// the `positions` module).
     pub async fn claim_next(
         &self,
         queues: &[String],
@@ -267,6 +267,34 @@ impl WorkerStore {
     ) -> Result<Vec<ClaimedJob>> {
         let start = self.positions.start(queues, tasks);
         let rows = self
+            .claim_from(queues, tasks, limit, lease, token, &start)
+            .await?;
+        if !rows.is_empty() || start.is_from_front() {
+            return Ok(rows);
+        }
+        self.claim_from(
+            queues,
+            tasks,
+            limit,
+            lease,
+            token,
+            &Start::front(queues.len()),
+        )
+        .await
+    }
+
+    /// The claim from `start`, noted in the positions.
+    async fn claim_from(
+        &self,
+        queues: &[String],
+        tasks: &[String],
+        limit: i64,
+        lease: Duration,
+        token: i64,
+        start: &Start,
+    ) -> Result<Vec<ClaimedJob>> {
+        let began = Instant::now();
+        let rows = self
             .claim_after(queues, tasks, limit, lease, token, &start.after)
             .await
             .inspect_err(|_| self.positions.failed(queues, tasks))?;
@@ -274,8 +302,8 @@ impl WorkerStore {
             .iter()
             .map(|r| (r.job.queue.as_str(), r.position()))
             .collect();
-        let asked = usize::try_from(limit).unwrap_or(0);
-        self.positions.claimed(queues, tasks, &start, asked, &took);
+        self.positions
+            .claimed(queues, tasks, start, began.elapsed(), &took);
         Ok(rows.into_iter().map(|r| r.job).collect())
     }
 

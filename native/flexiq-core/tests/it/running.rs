@@ -473,11 +473,11 @@ async fn enqueue_ids(client: &Client, n: i64) -> Vec<i64> {
 }
 
 #[tokio::test]
-async fn a_worker_reads_on_after_its_last_full_claim_and_from_the_front_after_a_short_one() {
+async fn a_worker_reads_on_after_its_last_claim_and_from_the_front_when_that_finds_nothing() {
     let client = common::client().await;
-    let ids = enqueue_ids(&client, 4).await;
+    let ids = enqueue_ids(&client, 3).await;
     assert_eq!(claim_next(&client, 2).await, ids[..2]);
-    // Both come due ahead of the jobs left, behind where the claims got to.
+    // Both come due ahead of the job left, behind where the claims got to.
     let mut urgent = job("a", 10);
     urgent.priority = 5;
     let urgent = common::accepted(&client, &urgent).await;
@@ -487,21 +487,44 @@ async fn a_worker_reads_on_after_its_last_full_claim_and_from_the_front_after_a_
     };
     let early = common::accepted(&client, &early).await;
 
+    // A short claim keeps reading on: the job enqueued after it is next, the two behind wait.
     assert_eq!(claim_next(&client, 2).await, ids[2..]);
-    assert!(claim_next(&client, 2).await.is_empty());
+    let later = enqueue_ids(&client, 1).await;
+    assert_eq!(claim_next(&client, 2).await, later);
+    // Nothing after the position: the same call reads from the front.
     assert_eq!(claim_next(&client, 2).await, [urgent, early]);
+    assert!(claim_next(&client, 2).await.is_empty());
 }
 
 #[tokio::test]
 async fn a_job_due_behind_a_workers_claims_is_claimed_within_the_interval() {
     let client = common::client().await;
-    let ids = enqueue_ids(&client, 6).await;
+    let ids = enqueue_ids(&client, 200).await;
     assert_eq!(claim_next(&client, 2).await, ids[..2]);
     let mut urgent = job("a", 10);
     urgent.priority = 5;
     let urgent = common::accepted(&client, &urgent).await;
     assert_eq!(claim_next(&client, 2).await, ids[2..4]);
-    // A real interval must pass: the client, not the server, times its reads from the front.
+    // A real interval must pass: the client, not the server, times its reads from the front
+    // (FROM_FRONT_EVERY, or longer after a slow one). Until then, each claim reads on.
     tokio::time::sleep(flexiq_core::worker_store::positions::FROM_FRONT_EVERY).await;
-    assert_eq!(claim_next(&client, 2).await, [urgent, ids[4]]);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut next = 4;
+    loop {
+        let got = claim_next(&client, 1).await;
+        if got == [urgent] {
+            break;
+        }
+        assert_eq!(
+            got,
+            [ids[next]],
+            "a busy worker's claim reads on from its position"
+        );
+        next += 1;
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the job due behind the claims was not claimed within 10 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
