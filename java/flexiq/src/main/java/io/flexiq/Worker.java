@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -145,9 +146,13 @@ public final class Worker implements AutoCloseable {
         }
 
         /**
-         * How many claimed jobs may wait for a free handler thread, their leases held (default:
-         * as many as {@code concurrency}). Waiting jobs let busy threads go from job to job
-         * without a round trip; a worker that is closed gives them back at once.
+         * How many claimed jobs may wait for a free handler thread, their leases held. Waiting
+         * jobs let busy threads go from job to job without a round trip, and larger claims cost
+         * PostgreSQL less per job; a worker that is closed gives them back at once. By default it
+         * follows the handlers' pace: as many jobs as the handlers finish in about 50 ms, at
+         * least {@code concurrency} and at most {@code claimBatch} (or {@code concurrency}, if
+         * larger), so that quick jobs are claimed a hundred at a time while slow ones stay
+         * shared among workers. Set, it is fixed: {@code 0} claims only for idle threads.
          */
         public Builder prefetch(int prefetch) {
             if (prefetch < 0) {
@@ -230,16 +235,14 @@ public final class Worker implements AutoCloseable {
             if (handlers.isEmpty()) {
                 throw new IllegalStateException("a worker needs at least one handler");
             }
-            if (prefetch < 0) {
-                prefetch = concurrency;
-            }
             Worker worker = new Worker(this, store);
             client.register(worker);
             return worker;
         }
 
         private WorkerSettings settings() {
-            return new WorkerSettings(queues, handlers, concurrency, prefetch, claimBatch, lease, pollInterval,
+            return new WorkerSettings(queues, handlers, concurrency,
+                    prefetch < 0 ? OptionalInt.empty() : OptionalInt.of(prefetch), claimBatch, lease, pollInterval,
                     shutdownTimeout, handlerThreads);
         }
     }

@@ -37,6 +37,8 @@ final class AttemptRunner {
     private final HeldAttempts held;
     private final OutcomeRecorder outcomes;
     private final Listeners listeners;
+    /** Learns how long handlers run. */
+    private final Prefetch prefetch;
     /** By job id: the attempt queued for or running on a handler thread. Guarded by itself. */
     private final Map<Long, HeldAttempt> busy = new LinkedHashMap<>();
     /** By job id: a new attempt waiting for an earlier attempt's thread to end. Guarded by {@link #busy}. */
@@ -46,7 +48,7 @@ final class AttemptRunner {
     private final ScheduledExecutorService timeouts;
 
     AttemptRunner(WorkerStore store, StoredPayloads stored, PayloadSerializer serializer, HeldAttempts held,
-            OutcomeRecorder outcomes, Listeners listeners, int concurrency, ThreadFactory handlerThreads,
+            OutcomeRecorder outcomes, Listeners listeners, Prefetch prefetch, int concurrency, ThreadFactory handlerThreads,
             ThreadFactory timeoutThread) {
         this.store = store;
         this.stored = stored;
@@ -54,6 +56,7 @@ final class AttemptRunner {
         this.held = held;
         this.outcomes = outcomes;
         this.listeners = listeners;
+        this.prefetch = prefetch;
         this.handlerThreads = new ThreadPoolExecutor(concurrency, concurrency, 0, TimeUnit.MILLISECONDS,
                 new LinkedBlockingQueue<>(), handlerThreads);
         this.timeouts = Executors.newSingleThreadScheduledExecutor(timeoutThread);
@@ -164,6 +167,7 @@ final class AttemptRunner {
 
     private void run(HeldAttempt a) {
         Throwable failure = null;
+        boolean ran = false;
         ScheduledFuture<?> timer = null;
         HANDLING.set(this);
         Duration waited = a.startRunning(Thread.currentThread());
@@ -180,6 +184,7 @@ final class AttemptRunner {
                 timer = timeouts.schedule(() -> timeOut(a), a.timeoutMillis, TimeUnit.MILLISECONDS);
             }
             if (!a.settled()) {
+                ran = true;
                 a.handler.run(stored, serializer, store, a);
             }
         } catch (Throwable t) {
@@ -188,7 +193,10 @@ final class AttemptRunner {
             if (timer != null) {
                 timer.cancel(false);
             }
-            a.stopRunning();
+            long handlerNanos = a.stopRunning();
+            if (ran) {
+                prefetch.handled(handlerNanos);
+            }
             if (span != null) {
                 span.end(failure);
             }

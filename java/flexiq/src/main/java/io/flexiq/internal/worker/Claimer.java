@@ -32,8 +32,9 @@ final class Claimer implements Runnable {
     private final String[] queues;
     private final String[] tasks;
     private final TaskHandler<?>[] handlers;
-    private final int capacity;
-    private final Semaphore slots;
+    private final int concurrency;
+    private final Prefetch prefetch;
+    private final Slots slots;
     private final Semaphore unrecorded;
     private final long leaseMillis;
     private final long pollMillis;
@@ -51,13 +52,14 @@ final class Claimer implements Runnable {
     private int unresolvedSlots;
 
     Claimer(WorkerStore store, String[] queues, String[] tasks, TaskHandler<?>[] handlers, int claimBatch,
-            int capacity, Semaphore slots, Semaphore unrecorded, long leaseMillis, long pollMillis,
+            int concurrency, Prefetch prefetch, Slots slots, Semaphore unrecorded, long leaseMillis, long pollMillis,
             Consumer<HeldAttempt> dispatch, Runnable extendLeases, Listeners listeners, Trouble outage) {
         this.store = store;
         this.queues = queues;
         this.tasks = tasks;
         this.handlers = handlers;
-        this.capacity = capacity;
+        this.concurrency = concurrency;
+        this.prefetch = prefetch;
         this.slots = slots;
         this.unrecorded = unrecorded;
         this.leaseMillis = leaseMillis;
@@ -111,6 +113,7 @@ final class Claimer implements Runnable {
 
     /** Claims for the free slots, or waits for work. */
     private void claimOnce() throws InterruptedException {
+        slots.resize(concurrency + prefetch.now());
         if (!unrecorded.tryAcquire(pollMillis, TimeUnit.MILLISECONDS)) {
             return;
         }
@@ -119,7 +122,7 @@ final class Claimer implements Runnable {
             return;
         }
         int free = 1 + slots.drainPermits();
-        int enough = Math.min(buffer.size(), capacity) / 2;
+        int enough = Math.min(buffer.size(), slots.total()) / 2;
         if (free < enough) {
             // Busy: wait, briefly, for half a claim's worth of free slots, so that claims stay
             // large and few yet go out while the jobs of the last one still run.

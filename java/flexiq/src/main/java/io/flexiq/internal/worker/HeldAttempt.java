@@ -103,12 +103,13 @@ final class HeldAttempt {
     }
 
     /**
-     * Ends the running phase; after this, {@link #interruptIfRunning()} no longer reaches the
-     * thread, which may already run another job.
+     * Ends the running phase, and returns how long it took in nanoseconds; after this,
+     * {@link #interruptIfRunning()} no longer reaches the thread, which may already run another job.
      */
-    synchronized void stopRunning() {
+    synchronized long stopRunning() {
         runner = null;
         endNanos = System.nanoTime();
+        return endNanos - startNanos;
     }
 
     /** How long its handler ran, or null if it never started or still runs. */

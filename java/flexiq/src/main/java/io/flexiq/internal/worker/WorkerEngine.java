@@ -64,20 +64,21 @@ public final class WorkerEngine {
         this.stopped = stopped;
         this.name = "flexiq-worker-" + WORKERS.incrementAndGet();
         this.shutdownTimeout = s.shutdownTimeout();
+        Prefetch prefetch = s.prefetch().isPresent() ? Prefetch.fixed(s.concurrency(), s.prefetch().getAsInt())
+                : Prefetch.adaptive(s.concurrency(), s.claimBatch());
         this.settings = "queues " + s.queues() + ", tasks " + s.handlers().keySet() + ", concurrency "
-                + s.concurrency() + ", prefetch " + s.prefetch() + ", lease " + s.lease().toMillis() + " ms";
-        int capacity = s.concurrency() + s.prefetch();
-        Semaphore slots = new Semaphore(capacity);
-        Semaphore unrecorded = new Semaphore(capacity + UNRECORDED_CLAIMS * s.claimBatch());
+                + s.concurrency() + ", prefetch " + prefetch + ", lease " + s.lease().toMillis() + " ms";
+        Slots slots = new Slots(s.concurrency() + prefetch.now());
+        Semaphore unrecorded = new Semaphore(s.concurrency() + prefetch.most() + UNRECORDED_CLAIMS * s.claimBatch());
         HeldAttempts held = new HeldAttempts(slots, unrecorded);
         this.leases = new LeaseKeeper(store, held, s.lease().toMillis(), threads(name + "-lease"), outage);
         this.outcomes = new OutcomeRecorder(store, held, listeners, outage);
-        this.runner = new AttemptRunner(store, stored, serializer, held, outcomes, listeners,
+        this.runner = new AttemptRunner(store, stored, serializer, held, outcomes, listeners, prefetch,
                 s.concurrency(), s.handlerThreads() != null ? s.handlerThreads() : threads(name + "-handler"),
                 threads(name + "-timeouts"));
         String[] tasks = s.handlers().keySet().toArray(new String[0]);
         this.claimer = new Claimer(store, s.queues().toArray(new String[0]), tasks,
-                s.handlers().values().toArray(new TaskHandler<?>[0]), s.claimBatch(), capacity, slots,
+                s.handlers().values().toArray(new TaskHandler<?>[0]), s.claimBatch(), s.concurrency(), prefetch, slots,
                 unrecorded, s.lease().toMillis(), s.pollInterval().toMillis(), runner::dispatch, leases::extend,
                 listeners, outage);
         this.heartbeat = new Heartbeat(store, new Registration(UUID.randomUUID().toString(), name,

@@ -23,8 +23,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -137,7 +139,7 @@ class WorkerLogicTest {
 
         WorkerSettings settings() {
             return new WorkerSettings(queues, Map.of(ECHO.name(), new TaskHandler<>(ECHO, handler)), concurrency,
-                    prefetch < 0 ? concurrency : prefetch, claimBatch, lease, Duration.ofMillis(20), shutdownTimeout,
+                    prefetch < 0 ? OptionalInt.empty() : OptionalInt.of(prefetch), claimBatch, lease, Duration.ofMillis(20), shutdownTimeout,
                     null);
         }
     }
@@ -462,6 +464,42 @@ class WorkerLogicTest {
         worker.close();
         // One running (concurrency 1, prefetch 0) plus four batches of two whose handlers returned.
         assertEquals(9, mostOutstanding.get(), "claimed attempts whose completion was not recorded yet");
+    }
+
+    @Test
+    void byDefaultQuickJobsAreClaimedAClaimBatchAtATimeOnceTheirPaceIsKnown() throws Exception {
+        List<Integer> limits = claimLimits(400, (payload, job) -> {});
+        assertTrue(limits.get(0) <= 4, "the first claim, at a prefetch of the concurrency: " + limits);
+        assertEquals(100, limits.stream().mapToInt(Integer::intValue).max().orElse(0),
+                "quick handlers, concurrency 2: claims of the claim batch " + limits);
+    }
+
+    @Test
+    void byDefaultSlowJobsAreClaimedNoFurtherAheadThanTheConcurrency() throws Exception {
+        List<Integer> limits = claimLimits(12, (payload, job) -> Thread.sleep(60));
+        // Two 60 ms handlers finish under two jobs in 50 ms: the prefetch stays at the concurrency.
+        assertTrue(limits.stream().allMatch(n -> n <= 4), "claims of concurrency 2 plus prefetch 2: " + limits);
+    }
+
+    /** The limits of the claims of a worker of concurrency 2, defaults otherwise, that ran {@code jobs} jobs. */
+    private List<Integer> claimLimits(int jobs, JobHandler<String> handler) throws Exception {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < jobs; i++) {
+            ids.add(store.add("echo", "job " + i));
+        }
+        List<Integer> limits = new CopyOnWriteArrayList<>();
+        WorkerStore recording = new ForwardingStore(store) {
+            @Override
+            public int claim(String[] queues, String[] tasks, int limit, long leaseMillis, long token,
+                    ClaimBuffer out) {
+                limits.add(limit);
+                return super.claim(queues, tasks, limit, leaseMillis, token, out);
+            }
+        };
+        start(worker(handler).concurrency(2), recording);
+        await("the jobs to complete", () -> ids.stream().allMatch(id -> store.state(id) == State.COMPLETED));
+        worker.close();
+        return limits;
     }
 
     /** The failures with the first line of their errors: what threw, without the stack trace. */
