@@ -50,6 +50,8 @@ public final class WorkerBench {
 
     static final Task<Tick> TICK = Task.of("tick", Tick.class);
     private static final String SCHEMA = "flexiq_worker_bench";
+    /** The queue the benchmark's jobs go to: FlexiQ's default. */
+    private static final String QUEUE = "default";
     /**
      * The worker processes' settings a run may name ({@code -Dflexiq.bench.concurrency=8} and
      * so on): the worker's concurrency, prefetch and claim batch, and the client's pool size.
@@ -229,12 +231,17 @@ public final class WorkerBench {
             children.add(startChild(pg, handler));
         }
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl())) {
-            // Warm-up: the workers' JIT compilation is not what is measured.
-            fill(queue, pg, jobs / 2, Instant.now(), keys);
+            // Warm-up: the workers' JIT compilation is not what is measured. Each process drains
+            // about half the measured jobs first: with a share of half the jobs alone, four
+            // processes' compiler threads took half of the 2 cores during the measured drain.
+            fill(queue, pg, processes * jobs / 2, Instant.now(), keys);
             waitUntilDrained(c);
-            // The measured jobs all fall due at one instant, and the clock runs from the first
-            // claim to the last completion.
-            fill(queue, pg, jobs, Instant.now().plusSeconds(2), keys);
+            // The measured jobs wait in a paused queue; resuming it wakes every worker at once
+            // (jobs due later would be found by each worker's next poll, up to a poll interval
+            // apart). The clock runs from the first claim to the last completion.
+            queue.pauseQueue(QUEUE);
+            fill(queue, pg, jobs, Instant.now(), keys);
+            queue.resumeQueue(QUEUE);
             waitUntilDrained(c);
             return jobs / drainSeconds(c);
         } finally {
