@@ -255,8 +255,8 @@ impl WorkerStore {
 
     /// Claims as [`WorkerStore::claim`] does, for a worker that claims over and over: each queue is
     /// read on from where this client's last claims of the same queues and tasks got to; from
-    /// its front when that finds nothing (at once unless reads from the front are slow), and now
-    /// and then while claims take jobs (see the `positions` module).
+    /// its front at once when that finds nothing, and now and then while claims take jobs (see
+    /// the `positions` module).
     pub async fn claim_next(
         &self,
         queues: &[String],
@@ -269,10 +269,7 @@ impl WorkerStore {
         let rows = self
             .claim_from(queues, tasks, limit, lease, token, &start)
             .await?;
-        if !rows.is_empty()
-            || start.is_from_front()
-            || !self.positions.front_after_nothing(queues, tasks)
-        {
+        if !rows.is_empty() || start.is_from_front() {
             return Ok(rows);
         }
         self.claim_from(

@@ -14,22 +14,12 @@
 //! already past (or in a transaction that began before), one passed over for its concurrency
 //! key or a rate limit. (Jobs given back, rescued, retried or redriven are due again from now,
 //! after it.) The position decides only where reading starts, never which job may be claimed,
-//! and such a job is reached by a claim from the front: one follows a claim from the positions
-//! that took nothing, before the worker waits for work; and while claims keep taking jobs, one
-//! reads from the front every [`FROM_FRONT_EVERY`] (or every [`FRONT_SHARE`] times as long as
-//! the last one from the front took, when that is longer), so such a job waits at most that long
-//! for a busy worker. A worker woken after waiting reads on from its positions: the new job is
-//! after them, and the claim from the front made before it waited found nothing behind.
-//!
-//! A worker that keeps up with its queues runs out of jobs many times a second. While reads
-//! from the front are quick, each time is followed by one; once they are slow (two in a row
-//! took [`SLOW_FRONT`] or longer, as with dead entries waiting for vacuum: one alone may be a
-//! busy machine's, or the first run of the statement) they too come at most once per
-//! [`FRONT_SHARE`] times as long as the last one took, and in between the worker waits for
-//! work as it would after one: a job due behind the positions may wait that long and then up
-//! to the worker's poll interval for its next claim. With a million dead entries and 1,000 jobs
-//! a second, a read from the front each time a claim ran out tripled the median time from due
-//! to start (`gradle workerBench`).
+//! and such a job is reached by a claim from the front: one follows at once a claim from the
+//! positions that took nothing, before the worker waits for work; and while claims keep taking
+//! jobs, one reads from the front every [`FROM_FRONT_EVERY`] (or every [`FRONT_SHARE`] times as
+//! long as the last one from the front took, when that is longer), so such a job waits at most
+//! that long for a busy worker. A worker woken after waiting reads on from its positions: the new
+//! job is after them, and the claim from the front made before it waited found nothing behind.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -43,13 +33,6 @@ pub const FROM_FRONT_EVERY: Duration = Duration::from_millis(250);
 /// so that those reads cost it about 1/`FRONT_SHARE` of its claiming however many dead entries
 /// wait for vacuum.
 pub const FRONT_SHARE: u32 = 20;
-
-/// From how long on a read from the front counts as slow: after [`SLOW_FRONTS`] such reads in
-/// a row, one follows a claim that took nothing only as often as [`FRONT_SHARE`] allows.
-pub const SLOW_FRONT: Duration = Duration::from_millis(5);
-
-/// How many slow reads from the front in a row space out those after claims that took nothing.
-pub const SLOW_FRONTS: u32 = 2;
 
 /// The most sets of queues and tasks followed at once: one per worker of a process, normally.
 const MOST_FOLLOWED: usize = 64;
@@ -75,8 +58,6 @@ struct Followed {
     from_front_at: Instant,
     /// How long that claim took.
     from_front_took: Duration,
-    /// How many reads from the front in a row, up to that claim, took [`SLOW_FRONT`] or longer.
-    slow_fronts: u32,
     /// Whether the last claim took jobs: a worker that found nothing and waited reads on from
     /// its positions when woken, however long ago it last read from the front.
     busy: bool,
@@ -124,16 +105,6 @@ impl Positions {
         }
     }
 
-    /// Whether a claim from the front follows a claim of `queues` for `tasks` from their
-    /// positions that took nothing: at once unless the last [`SLOW_FRONTS`] reads from the front
-    /// were slow, otherwise once [`FRONT_SHARE`] times as long as the last one took has passed.
-    pub fn front_after_nothing(&self, queues: &[String], tasks: &[String]) -> bool {
-        self.followed().get(&key(queues, tasks)).is_none_or(|f| {
-            f.slow_fronts < SLOW_FRONTS
-                || f.from_front_at.elapsed() >= f.from_front_took * FRONT_SHARE
-        })
-    }
-
     /// Notes what a claim that started at `start` and took `elapsed` took: each job's queue and
     /// position, in claim order.
     pub fn claimed(
@@ -154,17 +125,11 @@ impl Positions {
             last: HashMap::new(),
             from_front_at: now,
             from_front_took: elapsed,
-            slow_fronts: 0,
             busy: false,
         });
         if start.from_front {
             f.from_front_at = now;
             f.from_front_took = elapsed;
-            f.slow_fronts = if elapsed >= SLOW_FRONT {
-                f.slow_fronts.saturating_add(1)
-            } else {
-                0
-            };
         }
         f.busy = !took.is_empty();
         // Claim order is each queue's order, so a queue's last job claimed is its position.
@@ -280,40 +245,5 @@ mod tests {
         let woken = positions.start(&queues, &tasks);
         assert!(!woken.from_front);
         assert_eq!(woken.after, [Some(at(1))]);
-    }
-
-    #[test]
-    fn a_claim_that_took_nothing_goes_to_the_front_at_once_until_reads_from_it_are_slow() {
-        let positions = Positions::default();
-        let (queues, tasks) = (names(&["a"]), names(&["t"]));
-        assert!(
-            positions.front_after_nothing(&queues, &tasks),
-            "nothing followed yet"
-        );
-        let front = Start::front(1);
-        let ran_out = |positions: &Positions| {
-            let on = positions.start(&queues, &tasks);
-            assert!(!on.from_front);
-            positions.claimed(&queues, &tasks, &on, QUICK, &[]);
-            positions.front_after_nothing(&queues, &tasks)
-        };
-        positions.claimed(&queues, &tasks, &front, SLOW_FRONT, &[("a", at(1))]);
-        assert!(ran_out(&positions), "one slow read from the front");
-        positions.claimed(&queues, &tasks, &front, QUICK, &[("a", at(2))]);
-        positions.claimed(&queues, &tasks, &front, SLOW_FRONT, &[("a", at(3))]);
-        assert!(
-            ran_out(&positions),
-            "a quick one came between the slow ones"
-        );
-        positions.claimed(&queues, &tasks, &front, SLOW_FRONT, &[("a", at(4))]);
-        assert!(
-            !ran_out(&positions),
-            "two slow ones in a row, the last just made"
-        );
-        std::thread::sleep(SLOW_FRONT * FRONT_SHARE);
-        assert!(
-            positions.front_after_nothing(&queues, &tasks),
-            "the last one's share has passed"
-        );
     }
 }

@@ -40,9 +40,7 @@ import java.util.stream.Stream;
  * in {@code -Dflexiq.bench.backlogs=1000000}). Each beside the claim-and-complete limit on the
  * same jobs: a bare claim of a batch ({@code UPDATE ... WHERE id IN (SELECT id ... FOR UPDATE
  * SKIP LOCKED LIMIT 100) RETURNING}) and the completion of that batch in one statement, driven by
- * {@link Pgbench} on {@value #LIMIT_CONNECTIONS} connections. Last, how long jobs wait from due to
- * start for a worker that keeps up with a steady load over the dead index entries of a million jobs
- * drained with autovacuum held off ({@link #keepingUp}; {@code -Dflexiq.bench.deadEntries=0} skips it).
+ * {@link Pgbench} on {@value #LIMIT_CONNECTIONS} connections.
  *
  * <p>Arguments (optional): jobs per throughput run (default 50000), latency samples (default 300).
  */
@@ -54,9 +52,6 @@ public final class WorkerBench {
     private static final String SCHEMA = "flexiq_worker_bench";
     /** The queue the benchmark's jobs go to: FlexiQ's default. */
     private static final String QUEUE = "default";
-    /** Jobs per second one producer thread offers to a worker that keeps up, over dead entries. */
-    private static final int KEEPING_UP_RATE = 1_000;
-    private static final int KEEPING_UP_SECONDS = 20;
     /**
      * The worker processes' settings a run may name ({@code -Dflexiq.bench.concurrency=8} and
      * so on): the worker's concurrency, prefetch and claim batch, and the client's pool size.
@@ -137,8 +132,6 @@ public final class WorkerBench {
                 System.out.printf(Locale.ROOT, ROW, String.format(Locale.ROOT,
                         "%,d inserted and analyzed, then 1 process", backlog), api, raw, api / raw, loadAverage());
             }
-            keepingUp(queue, pg, Integer.getInteger("flexiq.bench.deadEntries", 1_000_000), KEEPING_UP_RATE,
-                    KEEPING_UP_SECONDS);
         }
     }
 
@@ -296,54 +289,6 @@ public final class WorkerBench {
         } finally {
             child.getOutputStream().close();
             child.waitFor(60, TimeUnit.SECONDS);
-        }
-    }
-
-    /**
-     * How long jobs wait from due to start for a worker, FlexiQ's defaults, that keeps up with
-     * {@code rate} jobs a second from one producer thread, after it drained {@code deadEntries}
-     * jobs with autovacuum held off: the index entries of those jobs stay in the claim order's
-     * index, dead, as on a large table between two vacuum passes, and a read from the queue's
-     * front steps over all of them. Prints the median, 90th and 99th percentiles.
-     */
-    static void keepingUp(FlexiQ queue, PostgresServer pg, int deadEntries, int rate, int seconds) throws Exception {
-        if (deadEntries <= 0) {
-            return;
-        }
-        try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement s = c.createStatement()) {
-            fill(queue, pg, deadEntries, Instant.now(), 0);
-            s.execute("ALTER TABLE " + SCHEMA + ".jobs SET (autovacuum_enabled = false)");
-            Worker worker = queue.worker().handle(TICK, (tick, job) -> {}).build().start();
-            try {
-                waitUntilDrained(c);
-                long after;
-                try (ResultSet r = s.executeQuery("SELECT max(id) FROM " + SCHEMA + ".jobs")) {
-                    r.next();
-                    after = r.getLong(1);
-                }
-                long start = System.nanoTime();
-                long period = TimeUnit.SECONDS.toNanos(1) / rate;
-                for (long sent = 0; sent < (long) rate * seconds; sent++) {
-                    long wait = start + sent * period - System.nanoTime();
-                    if (wait > 0) {
-                        TimeUnit.NANOSECONDS.sleep(wait);
-                    }
-                    queue.enqueue(TICK, new Tick(sent));
-                }
-                waitUntilDrained(c);
-                try (ResultSet r = s.executeQuery("SELECT percentile_cont(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP"
-                        + " (ORDER BY extract(epoch FROM started_at - run_at) * 1000) FROM " + SCHEMA
-                        + ".jobs WHERE id > " + after)) {
-                    r.next();
-                    Double[] ms = (Double[]) r.getArray(1).getArray();
-                    System.out.printf(Locale.ROOT, "%nworker keeping up with %,d jobs/s for %d s after draining %,d jobs,"
-                            + " vacuum held off: due to start p50 %.1f ms, p90 %.1f ms, p99 %.1f ms   load %s%n",
-                            rate, seconds, deadEntries, ms[0], ms[1], ms[2], loadAverage());
-                }
-            } finally {
-                worker.close();
-                s.execute("ALTER TABLE " + SCHEMA + ".jobs RESET (autovacuum_enabled)");
-            }
         }
     }
 
